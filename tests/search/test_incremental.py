@@ -153,6 +153,31 @@ def test_changed_costs_must_be_real_numbers(cost):
     assert graph_planner.replan().cost == 2.0 and grid_planner.replan().found
 
 
+@pytest.mark.parametrize("cls", [LPAStar, DStarLite, ARAStar, ADStar])
+def test_changed_costs_stay_within_what_the_world_holds(cls):
+    # Beyond the grid's MAX_COST per cell (twice it per edge) a step or a path overflowed
+    # to inf and the path was lost: such costs are refused, as the grid and graph refuse them.
+    def path(planner):
+        return planner.replan() if cls in (LPAStar, DStarLite) else planner.plan()
+
+    grid_planner = cls(Grid(np.ones((1, 3))), (0, 0), (2, 0))
+    for change in ({(1, 0): 2e250}, {(1, 0): 1e250, (2, 0): 1.7e308}):
+        with pytest.raises(InvalidQueryError, match=r"at most 1e\+250"):
+            grid_planner.update_costs(change)
+        with pytest.raises(InvalidQueryError, match=r"at most 1e\+250"):
+            grid_planner.update_costs(np.array(list(change)), costs=list(change.values()))
+    graph_planner = cls(CSRGraph.from_edges(3, [0, 1], [1, 2], [1.0, 1.0]), 0, 2)
+    for change in ({0: 2e250, 1: 1.7e308}, {(0, 1): 2e250, (1, 2): 1.7e308}):
+        with pytest.raises(InvalidQueryError, match=r"at most 2e\+250"):
+            graph_planner.update_costs(change)
+        with pytest.raises(InvalidQueryError, match=r"at most 2e\+250"):
+            graph_planner.update_costs(np.array(list(change)), costs=list(change.values()))
+    assert path(grid_planner).cost == 2.0 and path(graph_planner).cost == 2.0
+    grid_planner.update_costs({(1, 0): 1e250, (2, 0): 1e250})
+    graph_planner.update_costs({0: 2e250, 1: 2e250})
+    assert path(grid_planner).cost == 1.5e250 and path(graph_planner).cost == 4e250
+
+
 def test_a_cost_lowered_to_zero_leaves_the_way_found():
     graph = CSRGraph.from_edges(4, [2, 0, 2], [1, 1, 3], [0.5, 1.0, 1.0], directed=False)
     planner, r = planned(DStarLite, graph, 0, 3)

@@ -66,7 +66,7 @@ import numpy as np
 
 from .._kernels import _incremental
 from .._scratch import SingleThread, exclusive
-from .._validate import INT64_MAX, number, real_number, reals, step_budget
+from .._validate import INT64_MAX, MAX_COST, number, real_number, reals, step_budget
 from ..errors import InvalidQueryError, brief
 from ..graph.csr import CSRGraph
 from ..grid.grid import Grid
@@ -120,9 +120,9 @@ class _GridEdges:
             for cell, cost in _mapping(changes).items():
                 cells.append(self.grid.cell(cell, name="changed cell"))
                 values.append(real_number(cost))
-                if not values[-1] > 0:  # NaN too
+                if not _cell_cost_ok(values[-1]):
                     raise InvalidQueryError(f"cost {cost!r} of cell {cells[-1]} must be > 0 "
-                                            "(inf blocks it)")
+                                            f"and at most {MAX_COST:g} (inf blocks it)")
             xy = np.array(cells, dtype=np.int64).reshape(-1, 2)
             value = np.array(values, dtype=np.float64)
         else:
@@ -139,12 +139,12 @@ class _GridEdges:
         value = _costs(costs, len(xy))
         h, w = self.shape
         bad_cell = (xy[:, 0] < 0) | (xy[:, 0] >= w) | (xy[:, 1] < 0) | (xy[:, 1] >= h)
-        bad = bad_cell | ~(value > 0)   # NaN too
+        bad = bad_cell | ~_cell_cost_ok(value)
         if bad.any():
             i = int(np.argmax(bad))
             cell = self.grid.cell(tuple(xy[i].tolist()), name="changed cell")
             raise InvalidQueryError(f"cost {float(value[i])!r} of cell {cell} must be > 0 "
-                                    "(inf blocks it)")
+                                    f"and at most {MAX_COST:g} (inf blocks it)")
         keep = _last(xy[:, 1] * w + xy[:, 0])
         return np.ascontiguousarray(xy[keep]), value[keep]
 
@@ -207,9 +207,9 @@ class _GraphEdges:
                         raise InvalidQueryError(f"edge id {key!r} is out of range")
                     hits = np.array([key])
                 value = real_number(cost)
-                if not value >= 0:  # NaN too
-                    raise InvalidQueryError(f"edge cost {cost!r} must be >= 0 (inf removes "
-                                            "it)")
+                if not _edge_cost_ok(value):
+                    raise InvalidQueryError(f"edge cost {cost!r} must be >= 0 and at most "
+                                            f"{2 * MAX_COST:g} (inf removes it)")
                 edges.append((hits, np.full(len(hits), value)))
             if not edges:
                 return math.inf
@@ -247,15 +247,15 @@ class _GraphEdges:
         keys = _keys("changed edges", changes, "a (k,) array of edge ids or a (k, 2) array "
                      "of (u, v) node pairs", ((), (2,)))
         value = _costs(costs, len(keys))
-        bad_cost = np.isnan(value) | (value < 0)
+        bad_cost = ~_edge_cost_ok(value)
         if keys.ndim == 1:
             bad = bad_cost | (keys < 0) | (keys >= len(self.cost))
             if bad.any():
                 i = int(np.argmax(bad))
                 if not 0 <= keys[i] < len(self.cost):
                     raise InvalidQueryError(f"edge id {int(keys[i])!r} is out of range")
-                raise InvalidQueryError(f"edge cost {float(value[i])!r} must be >= 0 (inf "
-                                        "removes it)")
+                raise InvalidQueryError(f"edge cost {float(value[i])!r} must be >= 0 and at "
+                                        f"most {2 * MAX_COST:g} (inf removes it)")
             return keys, value
         order, sorted_keys = self._pair_order
         bad_node = ((keys < 0) | (keys >= self.n)).any(axis=1)
@@ -268,8 +268,8 @@ class _GraphEdges:
             if bad_node[i] or lo[i] == hi[i]:
                 self._edges_between(*(self.graph._node(int(k), name="edge end")
                                       for k in keys[i]))
-            raise InvalidQueryError(f"edge cost {float(value[i])!r} must be >= 0 (inf "
-                                    "removes it)")
+            raise InvalidQueryError(f"edge cost {float(value[i])!r} must be >= 0 and at "
+                                    f"most {2 * MAX_COST:g} (inf removes it)")
         hits = hi - lo                 # parallel edges: every one changes
         first = np.repeat(lo - np.cumsum(hits) + hits, hits)
         return order[first + np.arange(len(first))], np.repeat(value, hits)
@@ -322,6 +322,18 @@ def _costs(costs: Any, k: int) -> np.ndarray:
         raise InvalidQueryError(f"costs must be one number or ({k},) for the {k} keys, got "
                                 f"shape {value.shape}")
     return np.broadcast_to(value, (k,))
+
+
+def _cell_cost_ok(value: Any) -> Any:
+    """Whether a cell's new cost is one a grid holds: > 0 and at most ``MAX_COST``, or inf
+    (NaN is not)."""
+    return (value > 0) & ((value <= MAX_COST) | (value == math.inf))
+
+
+def _edge_cost_ok(value: Any) -> Any:
+    """Whether an edge's new cost is one a ``CSRGraph`` holds: >= 0 and at most twice
+    ``MAX_COST``, or inf (NaN is not)."""
+    return (value >= 0) & ((value <= 2 * MAX_COST) | (value == math.inf))
 
 
 def _last(keys: np.ndarray) -> np.ndarray:
