@@ -191,3 +191,17 @@ def test_ragged_top_speeds_are_refused():
         GroupAvoidance().velocities([[0, 0], [5, 0]], [[1, 0], [-1, 0]], 0.1,
                                     preferred=[[1, 0], [-1, 0]], max_speed=[[1, 2], [3]],
                                     radius=[1.0, 1.0])
+
+
+@pytest.mark.parametrize("preferred, want", [
+    ([[1.0, 0.0], [-1.0, 0.0]], [[0.0, 0.0], [0.0, 0.0]]),      # into each other: stop
+    ([[-1.0, 0.0], [1.0, 0.0]], [[-1.0, 0.0], [1.0, 0.0]]),     # apart
+    ([[0.0, 1.0], [0.0, -1.0]], [[0.0, 1.0], [0.0, -1.0]]),     # sliding along the faces
+])
+def test_touching_groups_are_kept_from_overlapping(preferred, want):
+    # Two boxes face to face: the origin on their Minkowski sum's boundary divided by zero
+    avoid = GroupAvoidance()
+    v = avoid.velocities([[0.0, 0.0], [2.0, 0.0]], np.zeros((2, 2)), DT,
+                         preferred=np.array(preferred), max_speed=1.5,
+                         half_extents=[[1.0, 1.0], [1.0, 1.0]], heading=[[1.0, 0.0]] * 2)
+    np.testing.assert_allclose(v, want, atol=1e-12)

@@ -7,12 +7,12 @@ Minkowski sum, convex: a polygon, discs drawn as regular polygons round them so 
 polygon holds the disc), and from it the velocity obstacle: the cone of relative velocities
 that reach that polygon, cut at ``time_horizon``.  A change ``u`` of the relative velocity
 gives a half-plane of the group's velocities, at ``v + share * u`` facing along ``u``:
-already overlapping, ``u`` leads out of the polygon in one time step; inside the obstacle
-(a collision within the horizon), ``u`` leads out across the nearer side of the cone (the
-right side on a tie, as both groups of a pair see it), not through the cut (flat faces of
-boxes would otherwise only slow groups that meet head on, never turn them); outside it,
-``u`` leads to the obstacle's nearest point as in ORCA, except in front of the cut, where
-no half-plane is set until the collision comes within the horizon.  ``share`` is 1/2
+already overlapping or touching, ``u`` leads out of the polygon in one time step; inside
+the obstacle (a collision within the horizon), ``u`` leads out across the nearer side of
+the cone (the right side on a tie, as both groups of a pair see it), not through the cut
+(flat faces of boxes would otherwise only slow groups that meet head on, never turn them);
+outside it, ``u`` leads to the obstacle's nearest point as in ORCA, except in front of the
+cut, where no half-plane is set until the collision comes within the horizon.  ``share`` is 1/2
 between two groups (each takes half of the change) and ``agent_share`` (default 1: the
 agents need not see the group) against agents.  The group takes the velocity nearest its
 preferred one within the half-planes and its top speed; when they leave none, the one that
@@ -147,8 +147,9 @@ class GroupAvoidance:
         neighbour (allowed: ``(v - point) . normal >= 0``), or None when it sets none."""
         body = _minkowski(other, -own) + offset
         rel = v_own - v_other
-        if _inside(body, np.zeros(2)):                  # overlapping: apart in one step
-            closest, normal = _boundary(body / dt, rel)
+        gap = _distance(body, np.zeros(2))
+        if gap == 0.0 or _inside(body, np.zeros(2)):    # touching or overlapping: apart in
+            closest, normal = _boundary(body / dt, rel)          # one step
             return v_own + share * (closest - rel), normal
         # The cone's sides touch the body at its vertices seen furthest right and left.
         centre = body.mean(axis=0)
@@ -158,7 +159,7 @@ class GroupAvoidance:
         k = len(body)
         back = body[(right + np.arange((left - right) % k + 1)) % k]
         front = body[(left + np.arange((right - left) % k + 1)) % k]
-        far = (4.0 * fastest + float(np.hypot(*rel))) / _distance(body, np.zeros(2)) \
+        far = (4.0 * fastest + float(np.hypot(*rel))) / gap \
             + 1.0 / self.time_horizon + 1.0
         cone = np.concatenate([back * far, front / self.time_horizon])
         if _inside(cone, rel):
