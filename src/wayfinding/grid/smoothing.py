@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 
+from ..errors import InvalidQueryError, brief
 from .grid import Grid
 from .rules import DIRECTIONS
 
@@ -17,6 +18,8 @@ def _line_cells(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     along the major axis, the minor coordinate rounded (halves rounded up)."""
     d = b - a
     n = int(np.abs(d).max())
+    if n == 0:
+        return a[None]
     t = np.arange(n + 1)
     return a + (2 * t[:, None] * d + n) // (2 * n)
 
@@ -49,9 +52,11 @@ def smooth_path(grid: Grid, path: np.ndarray) -> np.ndarray:
     (scanning forward until the first blocked one) is joined by a straight walk when that walk
     is legal and cheaper than the part it replaces; otherwise the path is kept up to the next
     candidate, which becomes the anchor.  The result is legal, joins the same ends and never
-    costs more.  ``(n, 2)`` int64 ``(x, y)`` in and out; ``O(turns x run)`` sight tests.
+    costs more.  ``(n, 2)`` integer ``(x, y)`` in, int64 out; ``O(turns x run)`` sight
+    tests.  A path that is not a legal walk on ``grid`` (a cell outside or blocked, a step
+    that is no legal move) raises :class:`InvalidQueryError`.
     """
-    p = np.asarray(path, dtype=np.int64)
+    p = _legal_path(grid, path)
     if len(p) < 3:
         return p
     steps = np.diff(p, axis=0)
@@ -81,3 +86,31 @@ def smooth_path(grid: Grid, path: np.ndarray) -> np.ndarray:
         out.append(p[i0 + 1:cand[k + 1] + 1])
         k += 1
     return np.concatenate(out)
+
+
+def _legal_path(grid: Grid, path: object) -> np.ndarray:
+    """``path`` as ``(n, 2)`` int64 cells after checking that it walks legally on ``grid``
+    (an empty path passes)."""
+    if not isinstance(grid, Grid):
+        raise InvalidQueryError(f"smooth_path needs a Grid, got {type(grid).__name__}")
+    try:
+        arr = np.asarray(path)
+    except ValueError:   # rows of different lengths
+        arr = np.empty(0, dtype=object)
+    if arr.size == 0 and arr.dtype != object:
+        return np.empty((0, 2), dtype=np.int64)
+    if arr.ndim != 2 or arr.shape[1] != 2 or arr.dtype == bool \
+            or not np.issubdtype(arr.dtype, np.integer):
+        raise InvalidQueryError(
+            f"path {brief(path)} must be an (n, 2) array of integer (x, y) cells")
+    p = np.ascontiguousarray(arr, dtype=np.int64)
+    if math.isfinite(grid.path_cost(p)):
+        return p
+    cells = [(int(x), int(y)) for x, y in p.tolist()]
+    for k, cell in enumerate(cells):
+        if not grid.is_passable(cell):
+            raise InvalidQueryError(f"path cell {k} {cell} is outside the grid or blocked")
+    k = next(k for k in range(1, len(cells))
+             if not math.isfinite(grid.step_cost(cells[k - 1], cells[k])))
+    raise InvalidQueryError(
+        f"path step {k} from {cells[k - 1]} to {cells[k]} is not a legal move on this grid")
