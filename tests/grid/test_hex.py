@@ -171,6 +171,16 @@ def test_bad_file(tmp_path):
     (lambda: HexGrid(np.ones((2, 2))).quantize([(np.nan, 0)]), InvalidQueryError,
      "not finite"),
     (lambda: hex_distance((0.5, 0), (1, 1)), InvalidQueryError, "integer"),
+    (lambda: hex_distance((0, 0), (2**61, 0)), InvalidQueryError, "magnitude 2..61"),
+    (lambda: hex_distance((-2**63, 0), (0, 0)), InvalidQueryError, "magnitude 2..61"),
+    (lambda: HexGrid(np.full((1, 3), 1e300)), InvalidGridError, r"at most 1e\+250"),
+    (lambda: HexGrid(np.array([[1.0, np.nan]])), InvalidGridError, "q=1, r=0.* nan"),
+    (lambda: HexGrid(np.array([[1 + 1j, 1]])), InvalidGridError, "not real numbers"),
+    (lambda: HexGrid([[1, 1], [1]]), InvalidGridError, "not real numbers"),
+    (lambda: HexGrid(np.ones((2, 2)), size=None), InvalidGridError, "size"),
+    (lambda: HexGrid(np.ones((2, 2)), size="2"), InvalidGridError, "size"),
+    (lambda: HexGrid(np.ones((2, 2)), origin=(1,)), InvalidGridError, "origin"),
+    (lambda: HexGrid(np.ones((2, 2)), origin="ab"), InvalidGridError, "origin"),
 ])
 def test_bad_inputs(call, err, text):
     with pytest.raises(err, match=text):
@@ -185,3 +195,24 @@ def test_start_equals_goal_and_csr():
     assert csr.num_nodes == 12 and csr.is_symmetric
     assert np.allclose(csr.coords, h.localize(np.stack([np.tile(np.arange(4), 3),
                                                         np.repeat(np.arange(3), 4)], 1)))
+
+
+def test_hex_distance_of_far_cells_against_python_integers():
+    """Coordinates up to just below 2**61, where int64 sums of the textbook formula wrap:
+    the distance matches the formula in Python's unbounded integers."""
+    rng = np.random.default_rng(5)
+    top = 2**61 - 1
+    a = rng.integers(-top, top, (500, 2), endpoint=True)
+    b = rng.integers(-top, top, (500, 2), endpoint=True)
+    a[:4] = [(-top, -top), (top, top), (-top, top), (0, 0)]
+    b[:4] = [(top, top), (-top, -top), (top, -top), (top, top)]
+    want = [(abs(int(q1) - int(q0)) + abs(int(r1) - int(r0))
+             + abs(int(q1) - int(q0) + int(r1) - int(r0))) // 2
+            for (q0, r0), (q1, r1) in zip(a.tolist(), b.tolist())]
+    assert hex_distance(a, b).tolist() == want
+
+
+def test_hex_search_on_costs_up_to_the_largest_accepted():
+    h = HexGrid(np.array([[1e250, 1e250, 1.0], [1.0, 1e250, 1e250]]))
+    r = h.find_path((0, 0), (2, 1))
+    assert r.found and r.cost == pytest.approx(2e250)

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from .._deprecated import renamed_keywords, warn
+from .._validate import MAX_COST, finite_point, positive_float
 from ..errors import InvalidGridError, InvalidQueryError, MapFormatError
 from ..geometry.obstacles import as_points
 from ..graph.csr import CSRGraph
@@ -34,6 +35,8 @@ HEX_DIRECTIONS: tuple[tuple[int, int], ...] = ((1, 0), (1, -1), (0, -1), (-1, 0)
 HEX_TERRAIN: Mapping[str, float] = {**ASCII_TERRAIN, **{str(d): float(d) for d in range(1, 10)}}
 
 LAYOUTS = ("pointy", "flat")
+#: :func:`hex_distance` takes axial coordinates of smaller magnitude: its sums stay in int64.
+_MAX_AXIAL = 2**61
 _SQRT3 = math.sqrt(3.0)
 
 
@@ -58,26 +61,27 @@ class HexGrid:
 
     def __init__(self, costs: Any, *, layout: str = "pointy", size: float = 1.0,
                  origin: tuple[float, float] = (0.0, 0.0)):
-        arr = np.asarray(costs)
+        try:
+            arr = np.asarray(costs)
+        except ValueError:   # rows of different lengths
+            arr = np.empty(0, dtype=object)
         if arr.dtype == bool:
             arr = np.where(arr, 1.0, np.inf)
-        try:
-            c = np.array(arr, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise InvalidGridError(f"hex costs of dtype {arr.dtype} are not numbers") from None
+        if not np.issubdtype(arr.dtype, np.number) or np.iscomplexobj(arr):
+            raise InvalidGridError(f"hex costs of dtype {arr.dtype} are not real numbers")
+        c = np.array(arr, dtype=np.float64)
         if c.ndim != 2 or 0 in c.shape:
             raise InvalidGridError(f"hex costs must be a non-empty 2D array, got {c.shape}")
-        if np.any(np.isnan(c)) or np.any(c <= 0):
-            raise InvalidGridError("hex costs must be > 0 (inf = blocked), without NaN")
+        bad = ~((c > 0) & ((c <= MAX_COST) | (c == np.inf)))    # NaN fails too
+        if bad.any():
+            r, q = (int(v) for v in np.argwhere(bad)[0])
+            raise InvalidGridError(f"hex cost at (q={q}, r={r}) is {c[r, q]}; costs must be "
+                                   f"> 0 and at most {MAX_COST:g} (inf = blocked)")
         if layout not in LAYOUTS:
             raise InvalidGridError(f"unknown hex layout {layout!r}; expected 'pointy' or "
                                    "'flat'")
-        s = float(size)
-        if not (math.isfinite(s) and s > 0):
-            raise InvalidGridError(f"hex size {size!r} must be finite and > 0")
-        ox, oy = (float(v) for v in origin)
-        if not (math.isfinite(ox) and math.isfinite(oy)):
-            raise InvalidGridError(f"origin {origin!r} must be finite")
+        s = positive_float("hex size", size, error=InvalidGridError)
+        ox, oy = finite_point("origin", origin, error=InvalidGridError).tolist()
         c.flags.writeable = False
         self._costs, self._layout, self._size, self._origin = c, layout, s, (ox, oy)
         finite = c[np.isfinite(c)]
@@ -305,10 +309,15 @@ class HexGrid:
 
 def hex_distance(a: Any, b: Any) -> np.ndarray:
     """``(m,)`` int64 number of hex steps between axial cells ``a`` and ``b`` (each
-    ``(m, 2)`` or ``(2,)``): ``(|dq| + |dr| + |dq + dr|) / 2``, the cube L∞ distance."""
+    ``(m, 2)`` or ``(2,)``, coordinates of magnitude below 2**61): ``(|dq| + |dr| +
+    |dq + dr|) / 2``, the cube L∞ distance."""
     ca, cb = _cells(a, "a"), _cells(b, "b")
+    for name, c in (("a", ca), ("b", cb)):
+        if np.any((c >= _MAX_AXIAL) | (c <= -_MAX_AXIAL)):
+            raise InvalidQueryError(f"{name} holds a coordinate of magnitude 2**61 or more "
+                                    "(the hex distance would pass 64 bits)")
     d = cb - ca
-    return (np.abs(d[:, 0]) + np.abs(d[:, 1]) + np.abs(d[:, 0] + d[:, 1])) // 2
+    return np.maximum(np.abs(d[:, 0] + d[:, 1]), np.maximum(np.abs(d[:, 0]), np.abs(d[:, 1])))
 
 
 def cube_round(qf: Any, rf: Any) -> np.ndarray:
