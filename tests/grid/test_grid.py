@@ -78,6 +78,29 @@ def test_bad_options_are_refused(bad):
         Grid(np.ones((2, 2)), **bad)
 
 
+@pytest.mark.parametrize("tiles, msg", [
+    (np.array([[300, 46], [46, 46]]), r"tile at \(x=0, y=0\) is 300, not the code of a printable"),
+    (np.array([[46, 46], [46, 200]]), r"tile at \(x=1, y=1\) is 200"),
+    (np.array([[46, 10], [46, 46]]), r"tile at \(x=1, y=0\) is 10"),
+    (np.array([[46, 32], [46, 46]]), r"tile at \(x=1, y=0\) is 32"),
+    (np.full((2, 2), 46.0), "integer character codes"),
+    (np.ones((2, 2), dtype=bool), "integer character codes"),
+    ("ab", r"tiles shape \(\) differs"),
+    (np.full((3, 2), 46), r"tiles shape \(3, 2\) differs"),
+])
+def test_bad_tiles_are_refused(tiles, msg):
+    """Tile codes are map characters: one that wraps in uint8, is no ASCII or is a control
+    character or a space would make to_ascii crash or write a broken map."""
+    with pytest.raises(InvalidGridError, match=msg):
+        Grid(np.ones((2, 2)), tiles=tiles)
+
+
+def test_tiles_keep_their_characters():
+    g = Grid(np.array([[1.0, np.inf]]), tiles=np.array([[ord("~"), ord("@")]], dtype=np.int64))
+    assert g.tiles.dtype == np.uint8 and g.to_ascii() == "~@"
+    assert not g.tiles.flags.writeable
+
+
 def test_ascii_pictures():
     g = Grid.from_ascii(ROOM)
     assert g.shape == (3, 5)

@@ -87,12 +87,7 @@ class Grid:
         self._passable = np.isfinite(values)
         self._passable.flags.writeable = False
         if tiles is not None:
-            tiles = np.asarray(tiles, dtype=np.uint8)
-            if tiles.shape != values.shape:
-                raise InvalidGridError(
-                    f"tiles shape {tiles.shape} differs from costs shape {values.shape}")
-            tiles = tiles.copy()
-            tiles.flags.writeable = False
+            tiles = _tile_codes(tiles, values.shape)
         self._tiles = tiles
 
     # ------------------------------------------------------------------ construction
@@ -448,6 +443,24 @@ class Grid:
         """Every passable cell, row by row."""
         ys, xs = np.nonzero(self._passable)
         yield from zip(xs.tolist(), ys.tolist())
+
+
+def _tile_codes(tiles: Any, shape: tuple[int, ...]) -> np.ndarray:
+    """``tiles`` as a read-only ``(H, W)`` uint8 copy after checking that it holds the codes
+    of printable, non-space ASCII characters (what map rows hold) in the grid's shape."""
+    arr = np.asarray(tiles)
+    if arr.shape != shape:
+        raise InvalidGridError(f"tiles shape {arr.shape} differs from costs shape {shape}")
+    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
+        raise InvalidGridError(f"tiles must be integer character codes, got dtype {arr.dtype}")
+    bad = (arr < 33) | (arr > 126)
+    if bad.any():
+        y, x = (int(v) for v in np.argwhere(bad)[0])
+        raise InvalidGridError(f"tile at (x={x}, y={y}) is {arr[y, x]}, not the code of a "
+                               "printable ASCII character other than a space")
+    out = arr.astype(np.uint8)
+    out.flags.writeable = False
+    return out
 
 
 def cell_items(values: Any) -> list[Any]:
