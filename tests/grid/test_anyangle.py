@@ -101,6 +101,31 @@ def test_line_of_sight_cases():
     assert not aa.is_legal([(0.5, 0.5), (3.5, 1.5), (2.5, 2.5)])
 
 
+def test_points_off_the_grid_are_out_of_sight():
+    aa = AnyAngle(Grid(np.ones((3, 3), bool)))
+    assert aa.line_of_sight((0, 0), (3, 3)) and aa.line_of_sight((0, 3), (3, 3))
+    assert not aa.line_of_sight((-0.5, -0.5), (0, -0.5))      # in the frame of blocked cells
+    assert not aa.line_of_sight((1, 5), (2, 5))               # past the frame
+    assert not aa.line_of_sight((1e9, 0), (1e9, 1))           # read far out of the grid
+    assert not aa.line_of_sight((0.5, 0.5), (1e300, 0.5))
+    assert not aa.is_legal([(0.5, 0.5), (-3, 0.5)])
+
+
+def test_ends_in_walls_are_out_of_sight():
+    aa = AnyAngle(Grid.from_ascii(".##\n.##\n..."))
+    assert not aa.line_of_sight((2, 1), (2, 1))               # on an edge inside the wall
+    assert not aa.line_of_sight((2, 1), (2, 0))
+    assert not aa.is_legal([(1.5, 0.5)])                      # a point in a blocked cell
+    assert aa.is_legal([(0.5, 0.5)]) and aa.is_legal([(1, 1)]) and not aa.is_legal([])
+
+
+@pytest.mark.parametrize("path", ["abc", [[1, 2], [3]], np.zeros((2, 3)), [[[1.0]]]])
+def test_is_legal_refuses_what_is_no_polyline(path):
+    aa = AnyAngle(Grid(np.ones((2, 2), bool)))
+    with pytest.raises(InvalidQueryError, match="path must be an"):
+        aa.is_legal(path)
+
+
 @settings(max_examples=20, deadline=None)
 @given(seed=st.integers(0, 10_000))
 def test_exact_equals_the_visibility_map_and_bounds_the_others(seed):

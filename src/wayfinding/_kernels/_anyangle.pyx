@@ -104,9 +104,28 @@ cdef bint clear(const uint8_t* blocked, int pw, int px, int py, int qx, int qy) 
             cy += sy
 
 
+cdef bint free_point(const uint8_t* blocked, int pw, int x, int y) noexcept nogil:
+    """Whether a point (doubled coordinates, within the grid) lies in no blocked cell's
+    interior, on no edge between two blocked cells and on no corner of four."""
+    if x % 2 and y % 2:
+        return not cell_blocked(blocked, pw, x // 2, y // 2)
+    if y % 2:
+        return not (cell_blocked(blocked, pw, x // 2 - 1, y // 2)
+                    and cell_blocked(blocked, pw, x // 2, y // 2))
+    if x % 2:
+        return not (cell_blocked(blocked, pw, x // 2, y // 2 - 1)
+                    and cell_blocked(blocked, pw, x // 2, y // 2))
+    return not (cell_blocked(blocked, pw, x // 2 - 1, y // 2 - 1)
+                and cell_blocked(blocked, pw, x // 2, y // 2 - 1)
+                and cell_blocked(blocked, pw, x // 2 - 1, y // 2)
+                and cell_blocked(blocked, pw, x // 2, y // 2))
+
+
 def line_of_sight(const uint8_t[::1] blocked, int pw, int px, int py, int qx, int qy):
-    """Whether the segment between two points (doubled coordinates) is clear."""
-    return clear(&blocked[0], pw, px, py, qx, qy)
+    """Whether the segment between two points (doubled coordinates, within the grid: 0 <=
+    x <= 2 (pw - 2)) is clear, its ends included (a segment of no length too)."""
+    return (free_point(&blocked[0], pw, px, py) and free_point(&blocked[0], pw, qx, qy)
+            and clear(&blocked[0], pw, px, py, qx, qy))
 
 
 cdef int DX[8]

@@ -35,7 +35,7 @@ import numpy as np
 
 from .._kernels import _anyangle
 from .._scratch import SingleThread, exclusive
-from ..errors import InvalidQueryError
+from ..errors import InvalidQueryError, brief
 from ..geometry.funnel import funnel_path
 from ..results import PathResult, SearchStats
 from .grid import Grid
@@ -75,15 +75,31 @@ class AnyAngle(SingleThread):
 
     def line_of_sight(self, a: Any, b: Any) -> bool:
         """Whether the segment between two points (cell units; corners and cell centres
-        are exact, other points are rounded to half units) is in line of sight."""
+        are exact, other points are rounded to half units) is in line of sight.  Its ends
+        count: a segment from or to a point off the grid or in a blocked cell is not in
+        sight."""
         (ax, ay), (bx, by) = (_doubled(a, "a"), _doubled(b, "b"))
+        w, h = 2 * self.grid.width, 2 * self.grid.height
+        if not (0 <= ax <= w and 0 <= bx <= w and 0 <= ay <= h and 0 <= by <= h):
+            return False
         return bool(_anyangle.line_of_sight(self._blocked, self.grid.width + 2, ax, ay,
                                             bx, by))
 
     def is_legal(self, path: Any) -> bool:
-        """Whether every segment of a polyline (cell units) is in line of sight."""
-        p = np.asarray(path, dtype=np.float64)
-        return len(p) > 0 and all(self.line_of_sight(p[i], p[i + 1])
+        """Whether every segment of a polyline ``(n, 2)`` (cell units) is in line of sight
+        (one point: whether it is; no point: False)."""
+        try:
+            p = np.asarray(path, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise InvalidQueryError(f"a path must be an (n, 2) array of numbers, got "
+                                    f"{brief(path)}") from None
+        if p.size == 0:
+            return False
+        if p.ndim != 2 or p.shape[1] != 2:
+            raise InvalidQueryError(f"a path must be an (n, 2) array, got shape {p.shape}")
+        if len(p) == 1:
+            return self.line_of_sight(p[0], p[0])
+        return all(self.line_of_sight(p[i], p[i + 1])
                                   for i in range(len(p) - 1))
 
     @exclusive(algo="method")
