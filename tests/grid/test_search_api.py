@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import wayfinding as wf
-from wayfinding.grid import ALGORITHMS, GridSearch, find_paths
+from wayfinding.grid import ALGORITHMS, GridConstraintDomain, GridSearch, find_paths
 
 MAZE = wf.Grid.from_ascii("""
 .......
@@ -166,6 +166,14 @@ def test_find_paths_rejects_bad_batches():
         find_paths(MAZE, [(0, 0), (0, 0)], [(6, 4)])
     with pytest.raises(wf.InvalidQueryError, match="threads"):
         find_paths(MAZE, [(0, 0)], [(6, 4)], threads=0)
+
+
+@pytest.mark.parametrize("world", [MAZE.passable, "maze", None])
+def test_searches_and_domains_need_a_grid(world):
+    with pytest.raises(wf.InvalidQueryError, match="needs a Grid, got"):
+        GridSearch(world)
+    with pytest.raises(wf.InvalidQueryError, match="GridConstraintDomain needs a Grid, got"):
+        GridConstraintDomain(world)
 
 
 def test_result_repr_and_len():

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from .._validate import finite_float, finite_point
+from ..errors import InvalidQueryError
 from ..graph.constrained import ConstrainedPath, ConstraintDomain, Fields, _query_options, checked
 from ..results import PathResult, SearchStats
 from .grid import Grid
@@ -44,7 +45,8 @@ class GridConstraintDomain(ConstraintDomain):
 
     def __init__(self, grid: Grid):
         if not isinstance(grid, Grid):
-            raise TypeError(f"grid must be a Grid, got {type(grid).__name__}")
+            raise InvalidQueryError(f"GridConstraintDomain needs a Grid, got "
+                                    f"{type(grid).__name__}")
         csr = grid.to_csr()
         src = np.repeat(np.arange(csr.num_nodes), np.diff(csr.indptr))
         h, w = grid.shape
