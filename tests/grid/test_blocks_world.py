@@ -65,7 +65,8 @@ def test_a_goal_off_the_start_island_is_drawn_again_on_it():
 @pytest.mark.parametrize(("args", "options"), [
     ((1, 30), {}), ((40, 0), {}), ((40.0, 30), {}), (("40", 30), {}), ((40, 30), {"blocks": -1}),
     ((40, 30), {"largest": 0}), ((40, 30), {"seed": -1}), ((40, 30), {"seed": 1.5}),
-    ((40, 30), {"blocks": True}),
+    ((40, 30), {"blocks": True}), ((40, 30), {"blocks": 10**6 + 1}),
+    ((40, 30), {"blocks": 10**15}),    # dropped one by one: refused, not run for days
 ])
 def test_bad_arguments_are_refused(args, options):
     with pytest.raises(InvalidGridError):

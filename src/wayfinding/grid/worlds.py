@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validate import count
+from .._validate import MAX_PIECES, count
 from ..errors import InvalidGridError
 from .grid import Grid
 
@@ -24,7 +24,7 @@ __all__ = ["blocks_world"]
 def blocks_world(width: int, height: int, *, blocks: int = 25, largest: int = 7,
                  seed: int = 0) -> tuple[Grid, tuple[float, float], tuple[float, float]]:
     """A ``width`` × ``height`` (>= 2 cells) uniform-cost :class:`Grid` (unit cells, origin
-    at 0, the default diagonal rule) with ``blocks`` (>= 0) random blocks of up to
+    at 0, the default diagonal rule) with ``blocks`` (0 to 10**6) random blocks of up to
     ``largest`` (>= 1) × ``largest`` cells (see the module), and its start and goal: the
     centres of two free cells joined by a path, world ``(x, y)`` float.  The same for the
     same arguments and ``seed`` (>= 0).  Raises :class:`~wayfinding.errors.InvalidGridError`
@@ -36,7 +36,7 @@ def blocks_world(width: int, height: int, *, blocks: int = 25, largest: int = 7,
     """
     w = count("width", width, min=2, max=_MAX_SIDE, error=InvalidGridError)
     h = count("height", height, min=2, max=_MAX_SIDE, error=InvalidGridError)
-    blocks = count("blocks", blocks, min=0, error=InvalidGridError)
+    blocks = count("blocks", blocks, min=0, max=MAX_PIECES, error=InvalidGridError)
     largest = count("largest", largest, min=1, max=_MAX_SIDE, error=InvalidGridError)
     rng = np.random.default_rng(count("seed", seed, min=0, error=InvalidGridError))
     free = np.ones((h, w), dtype=bool)
