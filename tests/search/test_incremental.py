@@ -4,6 +4,7 @@ raised, lowered, removed)."""
 
 import math
 
+import networkx as nx
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -126,6 +127,83 @@ def test_the_path_is_found_past_cycles_of_zero_cost(cls, case):
         _, r = planned(cls, graph, a, b)
         assert r.found and r.cost == cost and r.path[0] == a and r.path[-1] == b
         assert len(set(r.path.tolist())) == len(r.path)
+
+
+def nx_cost(graph, weights, a, b):
+    """The least cost from ``a`` to ``b`` by networkx over the edges of finite weight."""
+    nxg = nx.MultiDiGraph()
+    nxg.add_nodes_from(range(graph.num_nodes))
+    src = np.repeat(np.arange(graph.num_nodes), np.diff(graph.indptr))
+    nxg.add_weighted_edges_from((int(u), int(v), float(w))
+                                for u, v, w in zip(src, graph.indices, weights) if w < math.inf)
+    try:
+        return nx.dijkstra_path_length(nxg, a, b)
+    except nx.NetworkXNoPath:
+        return math.inf
+
+
+RISEN_UNDER_CYCLES = {
+    # (edges, start, goal, the edge whose cost rises and its new cost): the cycle's nodes
+    # held each other's old g, so the repair found no path (or, the cycle at the goal of a
+    # backward search, none either).
+    "cycle at the goal": ([(0, 1, 1.0), (1, 2, 0.0), (2, 1, 0.0)], 0, 1, (0, 1), 2.0),
+    "cycle at the start": ([(1, 0, 1.0), (0, 2, 0.0), (2, 0, 0.0)], 1, 0, (1, 0), 2.0),
+    "loop at the goal": ([(0, 1, 1.0), (1, 1, 0.0)], 0, 1, (0, 1), 2.0),
+    "loop at the start": ([(0, 0, 0.0), (0, 1, 1.0)], 0, 1, (0, 1), 2.0),
+    "steps below the rounding": ([(0, 1, 1.0), (1, 2, 1e-20), (2, 1, 1e-20)], 0, 1, (0, 1),
+                                 2.0),
+    "a cycle of 8 next to g of 1e250": ([(0, 6, 1e9), (3, 4, 0.42), (3, 0, 1e250),
+                                         (4, 3, 7.69)], 4, 6, (0, 6), 1e250),
+}
+
+
+@pytest.mark.parametrize("cls", [LPAStar, DStarLite, ARAStar, ADStar])
+@pytest.mark.parametrize("case", RISEN_UNDER_CYCLES)
+def test_a_cost_rising_under_a_cycle_of_no_cost_is_repaired(cls, case):
+    edges, a, b, edge, cost = RISEN_UNDER_CYCLES[case]
+    u, v, w = (list(column) for column in zip(*edges))
+    graph = CSRGraph.from_edges(1 + max(u + v), u, v, w)
+    planner, _ = planned(cls, graph, a, b)
+    planner.update_costs({edge: cost})
+    weights = np.array(graph.weights)
+    weights[planner._e._edges_between(*edge)] = cost
+    r = planner.plan() if cls in (ARAStar, ADStar) else planner.replan()
+    assert r.found and r.cost == pytest.approx(nx_cost(graph, weights, a, b), rel=1e-12)
+    assert r.path[0] == a and r.path[-1] == b
+
+
+@pytest.mark.parametrize("cls", [LPAStar, DStarLite, ARAStar, ADStar])
+def test_a_cost_rising_next_to_steps_below_the_rounding_of_g_is_repaired(cls):
+    costs = np.ones((3, 6))
+    costs[:, 2:4] = 1e-17       # a step there adds nothing to a g of about 1
+    for a, b, column in (((0, 0), (5, 2), 1), ((5, 2), (0, 0), 4), ((0, 1), (5, 1), 4)):
+        planner, _ = planned(cls, Grid(costs), a, b)
+        planner.update_costs({(column, y): 5.0 for y in range(3)})
+        now = costs.copy()
+        now[:, column] = 5.0
+        r = planner.plan() if cls in (ARAStar, ADStar) else planner.replan()
+        assert r.found and r.cost == pytest.approx(fresh_cost(now, "no_corner_cutting", a, b))
+        check_path(now, "no_corner_cutting", r, a, b)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), cls=st.sampled_from([LPAStar, DStarLite, ARAStar, ADStar]))
+def test_repairs_over_edges_of_zero_cost_equal_networkx(seed, cls):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 9))
+    m = int(rng.integers(1, 25))
+    weights = rng.choice([0.0, 0.0, 1e-20, 0.5, 1.0, 2.0, 3.7], m)
+    graph = CSRGraph.from_edges(n, rng.integers(0, n, m), rng.integers(0, n, m), weights)
+    weights = np.array(graph.weights)
+    a, b = (int(v) for v in rng.integers(0, n, 2))
+    planner = cls(graph, a, b)
+    for _ in range(6):
+        r = planner.plan() if cls in (ARAStar, ADStar) else planner.replan()
+        assert r.cost == pytest.approx(nx_cost(graph, weights, a, b), rel=1e-12)
+        edges = rng.choice(m, min(m, 2), replace=False)
+        change = {int(e): float(rng.choice([0.0, 1e-20, 1.0, 2.0, 5.0, np.inf])) for e in edges}
+        planner.update_costs(change)
+        weights[list(change)] = list(change.values())
 
 
 @pytest.mark.parametrize("cls", [LPAStar, DStarLite, ARAStar, ADStar])

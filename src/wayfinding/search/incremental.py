@@ -403,6 +403,15 @@ class _Incremental(SingleThread):
         self._core = e.core(root, target) if isinstance(e, _GridEdges) else \
             e.core(root, target, self.backward)
 
+    def _afresh(self) -> None:
+        """Forget the search (the next ``compute`` starts a new one).  A repair leaves the
+        target a g that no path from the root gives (the path walk then finds no way, or
+        a dearer one) when a cost rose under a cycle of zero cost, or of steps below the
+        rounding of g: the nodes on it keep each other's old g, each the other's least
+        pull."""
+        root, target = (self.goal, self.start) if self.backward else (self.start, self.goal)
+        self._core.restart(root, target)
+
     def _move_target(self, start: Any) -> None:
         """A backward search's target (the agent) moved to ``start``.  Queued keys stay
         lower bounds (km grows by the heuristic's step): they are refreshed lazily when
@@ -429,9 +438,13 @@ class _Incremental(SingleThread):
         cost is the sum of its edges' costs."""
         t0 = time.perf_counter()
         before = self._core.expanded
-        self._core.compute()
-        stats = SearchStats(expanded=int(self._core.expanded - before))
+        g = self._core.compute()            # the target's g: no budget, never None
         path, cost = self._e.route(self._core, self.backward)
+        if g is not None and not cost <= g * (1.0 + 1e-9):   # see _afresh
+            self._afresh()
+            self._core.compute()
+            path, cost = self._e.route(self._core, self.backward)
+        stats = SearchStats(expanded=int(self._core.expanded - before))
         stats.elapsed = time.perf_counter() - t0
         name = "dstar_lite" if self.backward else "lpa_star"
         return PathResult(path, float(cost), len(path) > 0, stats, name)
@@ -554,6 +567,7 @@ class _Anytime(_Incremental):
                 return 0
             return -1 if max_expansions is None else max_expansions - used
 
+        afresh = False
         while True:
             if not self._done:
                 while True:
@@ -563,17 +577,24 @@ class _Anytime(_Incremental):
                     chunk = 4096 if max_seconds is not None else budget
                     if budget > 0:
                         chunk = min(chunk, budget)
-                    if core.compute(chunk) is not None:
+                    g = core.compute(chunk)
+                    if g is None:
+                        continue
+                    route = self._route()
+                    if len(route[0]) or g == math.inf or afresh:
                         break
+                    self._afresh()          # a g no path gives: see _afresh
+                    afresh = True
                 self._done = True
-                self._best = self._result(core.eps)
+                self._best = self._result(core.eps, route)
             if core.eps <= 1.0 or left() == 0:
                 return self._publish(t0, start)
             core.next_round(max(1.0, core.eps - self.step))
             self._done = False
 
-    def _result(self, eps: float) -> AnytimePath:
-        nodes, edges, cost = self._route()
+    def _result(self, eps: float,
+                route: tuple[np.ndarray, np.ndarray, float]) -> AnytimePath:
+        nodes, edges, cost = route
         self._best_route = (nodes, edges)
         found = len(nodes) > 0
         return AnytimePath(self._e.path(nodes), float(cost), found, SearchStats(),
