@@ -12,7 +12,7 @@ from scipy.sparse.csgraph import connected_components, dijkstra
 
 from wayfinding.cli import main
 from wayfinding.errors import InvalidGridError
-from wayfinding.grid import generate, read_map, read_scen
+from wayfinding.grid import Grid, generate, read_map, read_scen
 
 KINDS = {
     "caves": lambda seed: generate.caves(60, 40, seed=seed),
@@ -63,6 +63,24 @@ def test_buckets_fill_up_to_per_bucket_and_cover_the_map():
     # Every bucket up to the largest distance within the main island gets problems.
     far = max(p.optimal for p in scen)
     assert len(counts) == int(far // 4) + 1
+
+
+@pytest.mark.parametrize("rule", ["never", "no_corner_cutting", "always"])
+def test_scenarios_on_the_costliest_terrain_keep_exact_buckets(rule):
+    """Lengths near 1e250 have buckets far past int64: each is floor(length / 4) exactly,
+    the length scipy's Dijkstra gives on the move graph built from the written rules."""
+    costs = np.array([[1.0, 1e250, 1.0, 2.0], [1.0, 1e250, 3.0, 1e249]])
+    grid = Grid(costs, diagonal=rule)
+    steps = list(legal_steps(costs, rule))
+    graph = csr_array(([c for _, _, c in steps],
+                       ([a[1] * 4 + a[0] for a, _, _ in steps],
+                        [b[1] * 4 + b[0] for _, b, _ in steps])), shape=(8, 8))
+    scen = generate.benchmark_scenario(grid, per_bucket=2, seed=1)
+    assert len(scen) > 4 and max(p.optimal for p in scen) > 1e249
+    for p in scen:
+        want = dijkstra(graph, indices=p.start[1] * 4 + p.start[0])[p.goal[1] * 4 + p.goal[0]]
+        assert math.isclose(p.optimal, want, rel_tol=1e-12), p
+        assert type(p.bucket) is int and p.bucket == math.floor(p.optimal / 4)
 
 
 def test_maze_is_perfect_with_corridors_of_the_given_width():

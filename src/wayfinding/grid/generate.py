@@ -265,8 +265,8 @@ def benchmark_scenario(grid: Grid, *, per_bucket: int = 10, problems: int | None
         dist = search.distance_map(start)
         bucket = np.floor(dist / BUCKET_WIDTH)
         reach = np.isfinite(dist) & (dist > 0)
-        present = np.unique(bucket[reach]).astype(np.int64)
-        open_ = [int(b) for b in present if filled.get(int(b), 0) < k]
+        # Buckets as floats and Python ints: on costly terrain they pass int64.
+        open_ = [b for b in np.unique(bucket[reach]).tolist() if filled.get(int(b), 0) < k]
         if not open_:
             misses += 1
             continue
