@@ -210,3 +210,38 @@ def open_space_merge(points: list, min_segment: float) -> np.ndarray:
 def test_a_bad_corridor_is_refused(corridor: object, message: str) -> None:
     with pytest.raises(InvalidQueryError, match=message):
         process_path([(0, 0), (5, 0)], corridor=corridor)  # type: ignore[arg-type]
+
+
+def unmarked_tight_pairs(p: LocomotionPath, turn_space: float, sharp: float) -> list[int]:
+    """The inner points ``i`` where ``i`` and ``i + 1`` turn at least ``sharp`` each, in
+    opposite directions, closer than ``turn_space``, and ``i`` is no fail-safe stop."""
+    d = np.diff(p.points, axis=0)
+    turn = [math.atan2(u[0] * v[1] - u[1] * v[0], u @ v) for u, v in zip(d[:-1], d[1:])]
+    return [i for i in range(1, len(p.points) - 2)
+            if turn[i - 1] * turn[i] < 0 and min(abs(turn[i - 1]), abs(turn[i])) >= sharp
+            and math.dist(p.points[i], p.points[i + 1]) < turn_space - 1e-9 and not p.stops[i]]
+
+
+def test_a_push_that_makes_the_pair_before_it_tight_marks_that_pair() -> None:
+    # Pushing the pair at points 2 and 3 apart turned the path the other way at point 2,
+    # so points 1 and 2 became tight opposite turns with no stop.
+    points = [(0.917, -0.148), (1.085, 0.111), (1.42, 0.433), (2.182, 0.076),
+              (1.41, 0.457), (1.172, 0.088), (1.592, -0.558), (1.642, 0.08)]
+    p = process_path(points, min_segment=0.0, turn_space=2.0, sharp_turn=0.5)
+    assert unmarked_tight_pairs(p, 2.0, 0.5) == []
+    assert p.stops.tolist() == [False, True] + [False] * 6
+
+
+step = st.floats(-1, 1, allow_nan=False).map(lambda v: round(v, 3))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(step, step), min_size=4, max_size=10),
+       st.sampled_from([0.0, 0.5, 1.0]), st.sampled_from([1.0, 2.0, 4.0]),
+       st.sampled_from([0.5, math.pi / 3, 2.0]))
+def test_open_space_leaves_no_tight_opposite_turns_unmarked(steps: list, min_segment: float,
+                                                           turn_space: float,
+                                                           sharp: float) -> None:
+    points = np.cumsum(steps, axis=0)       # a random walk of steps shorter than the room
+    p = process_path(points, min_segment=min_segment, turn_space=turn_space, sharp_turn=sharp)
+    assert unmarked_tight_pairs(p, turn_space, sharp) == []

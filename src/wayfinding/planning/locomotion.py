@@ -17,7 +17,9 @@ so the straight path of a navigation mesh is post-processed before any clip is c
   sharp-turn clips need back to back), are pushed apart along the line joining them until
   that segment is ``turn_space`` long, where the mesh has room and the outer segments keep
   ``min_segment``; otherwise the first of them is marked a **fail-safe stop**: the character
-  stops there, steps toward the next point and starts again.
+  stops there, steps toward the next point and starts again.  A push turns the path anew
+  at the two points before the pair: a pair there that it makes tight is marked too, so
+  that no tight opposite turns are left unmarked.
 
 "Walkable" is checked on the mesh when one is given (a ray along the segment from a point on
 a usable polygon reaches its end, :meth:`~wayfinding.navmesh.NavMesh.raycast`, going on past
@@ -239,19 +241,32 @@ def _separate_turns(path: list[np.ndarray], min_seg: float, space: float, sharp:
     stops = np.zeros(len(path), dtype=bool)
     for i in range(1, len(path) - 2):
         a, b, c, d = path[i - 1], path[i], path[i + 1], path[i + 2]
-        t1, t2 = _turns(np.array([a, b, c, d]))
-        length = float(np.hypot(*(c - b)))
-        if not (t1 * t2 < 0 and min(abs(t1), abs(t2)) >= sharp and length < space):
+        if not _tight(a, b, c, d, space, sharp):
             continue
+        length = float(np.hypot(*(c - b)))
         u = (c - b) / length
         shift = (space - length) / 2
         b2, c2 = b - shift * u, c + shift * u
         if (np.hypot(*(b2 - a)) >= min_seg and np.hypot(*(d - c2)) >= min_seg
                 and walkable(a, b2, c2, d)):
             path[i], path[i + 1] = b2, c2
+            # moving b turns the path at a and b too: a pair before that is now tight is
+            # marked
+            for j in range(max(i - 2, 1), i):
+                stops[j] |= _tight(path[j - 1], path[j], path[j + 1], path[j + 2], space,
+                                   sharp)
         else:
             stops[i] = True
     return stops
+
+
+def _tight(a: np.ndarray, b: np.ndarray, c: np.ndarray, d: np.ndarray, space: float,
+           sharp: float) -> bool:
+    """Whether ``b`` and ``c`` of the path ``a b c d`` turn at least ``sharp`` each, in
+    opposite directions, closer than ``space``."""
+    t1, t2 = _turns(np.array([a, b, c, d]))
+    return bool(t1 * t2 < 0 and min(abs(t1), abs(t2)) >= sharp
+                and float(np.hypot(*(c - b))) < space)
 
 
 def locomotion_path(mesh: NavMesh, start: ArrayLike, goal: ArrayLike, *,
