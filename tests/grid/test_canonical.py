@@ -179,7 +179,8 @@ def test_bad_input():
         canonical_distance_map(grid, [(0, 0), (5, 5)])
     with pytest.raises(InvalidQueryError, match="limit"):
         canonical_distance_map(grid, (0, 0), limit=-1)
-    with pytest.raises(InvalidQueryError, match="limit"):
-        canonical_flood(grid, (0, 0), limit=math.nan)
+    for bad in (math.nan, -1, None, "2", True):
+        with pytest.raises(InvalidQueryError, match="limit"):
+            canonical_flood(grid, (0, 0), limit=bad)
     with pytest.raises(InvalidGridError):
         canonical_distance_map(np.ones((3, 3)), (0, 0))

@@ -17,7 +17,7 @@ from numpy.typing import ArrayLike
 
 from .._kernels import _canonical
 from .._kernels._workspace import Workspace
-from ..errors import InvalidQueryError
+from .._validate import number
 from ..results import _fields_equal
 from .grid import Grid
 from .index import require_grid
@@ -58,9 +58,7 @@ def canonical_flood(grid: Grid, sources: ArrayLike, *, limit: float = math.inf,
     """
     require_grid(grid, "canonical Dijkstra")
     cells = _cell_list(grid, sources, "source")
-    lim = float(limit)
-    if math.isnan(lim) or lim < 0:
-        raise InvalidQueryError(f"limit {limit!r} must be >= 0")
+    lim = number("limit", limit, min=0, infinite=True)
     n = (grid.height + 2) * (grid.width + 2)
     ws = workspace if workspace is not None and workspace.size >= n else Workspace(n)
     out = np.full(grid.shape, np.inf)
