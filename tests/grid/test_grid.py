@@ -337,6 +337,21 @@ def test_world_to_cells_matches_the_scalar_transform():
     assert ((cells >= 0) & (cells < (5, 4))).all()             # clipped onto the grid
 
 
+@pytest.mark.parametrize("origin, cell_size, point", [
+    ((0.0, 0.0), 1e-300, (1e10, 0.0)),          # the cell number passes the largest float
+    ((-1e308, 0.0), 1.0, (1e308, 0.0)),         # so does the offset from the origin
+    ((0.0, 0.0), 1e-300, (0.0, -1e10)),
+])
+def test_points_too_far_for_a_cell_number(origin, cell_size, point):
+    grid = Grid(np.ones((3, 3)), origin=origin, cell_size=cell_size)
+    with pytest.raises(InvalidQueryError, match="too far from the grid"):
+        grid.world_to_cell(point)
+    near = grid.cell_to_world((1, 2))
+    cells, inside = grid.world_to_cells([point, near])
+    assert inside.tolist() == [False, True] and tuple(cells[1]) == grid.world_to_cell(near)
+    assert ((cells >= 0) & (cells < 3)).all()
+
+
 @pytest.mark.parametrize("method", ["astar", "dijkstra", "jps", "jps2"])
 def test_a_searched_grid_copies_and_pickles(method):
     """The compiled views a grid's searches cache are left out of a copy or a pickle and

@@ -314,17 +314,23 @@ class Grid:
     # ------------------------------------------------------------------ world transform
     def world_to_cell(self, point: Any) -> Cell:
         """The cell containing a world point (floor of ``(p - origin) / cell_size``); may lie
-        outside the grid (check with :meth:`in_bounds`)."""
+        outside the grid (check with :meth:`in_bounds`).  A point so far away that its
+        cell's coordinates pass the largest float raises :class:`InvalidQueryError`."""
         p = _as_point(point)
-        return (math.floor((p[0] - self._origin[0]) / self._cell_size),
-                math.floor((p[1] - self._origin[1]) / self._cell_size))
+        fx = (p[0] - self._origin[0]) / self._cell_size
+        fy = (p[1] - self._origin[1]) / self._cell_size
+        if not (math.isfinite(fx) and math.isfinite(fy)):
+            raise InvalidQueryError(f"point {brief(point)} lies too far from the grid for its "
+                                    "cell to be numbered")
+        return math.floor(fx), math.floor(fy)
 
     def world_to_cells(self, points: Any) -> tuple[np.ndarray, np.ndarray]:
         """Vectorised :meth:`world_to_cell`: the cells ``(n, 2)`` int64 ``(x, y)`` of world
         points ``(n, 2)`` and whether each is on the grid, ``(n,)`` bool (cells off the grid
         are clipped to its edge)."""
         p = np.asarray(points, dtype=np.float64).reshape(-1, 2)
-        f = np.floor((p - np.asarray(self._origin)) / self._cell_size)
+        with np.errstate(over="ignore"):    # points too far for a float cell: off the grid
+            f = np.floor((p - np.asarray(self._origin)) / self._cell_size)
         h, w = self.shape
         inside = (f[:, 0] >= 0) & (f[:, 0] < w) & (f[:, 1] >= 0) & (f[:, 1] < h)
         cells = np.stack([np.clip(np.nan_to_num(f[:, 0], nan=-1), 0, w - 1),
