@@ -181,6 +181,14 @@ def test_bad_file(tmp_path):
     (lambda: HexGrid(np.ones((2, 2)), size="2"), InvalidGridError, "size"),
     (lambda: HexGrid(np.ones((2, 2)), origin=(1,)), InvalidGridError, "origin"),
     (lambda: HexGrid(np.ones((2, 2)), origin="ab"), InvalidGridError, "origin"),
+    # cells whose number passes int64 (the cast gave garbage) or centres beyond any float
+    (lambda: HexGrid(np.ones((2, 2)), size=1e-300).quantize([(0, 0), (1e5, 0)]),
+     InvalidQueryError, r"points\[1\] = \[100000.0, 0.0\] lies too far"),
+    (lambda: HexGrid(np.ones((2, 2))).quantize([(1e149, 0)]), InvalidQueryError, "too far"),
+    (lambda: HexGrid(np.ones((2, 2)), layout="flat").quantize([(0, 7e18)]),
+     InvalidQueryError, "too far"),
+    (lambda: HexGrid(np.ones((2, 2)), size=1e300).localize([(1, 1), (2**62, 0)]),
+     InvalidQueryError, r"cells\[1\] = \(4611686018427387904, 0\) has its centre beyond"),
 ])
 def test_bad_inputs(call, err, text):
     with pytest.raises(err, match=text):

@@ -217,25 +217,38 @@ class HexGrid:
     # ------------------------------------------------------------------ world transform
     def localize(self, cells: Any) -> np.ndarray:
         """``(m, 2)`` float64 world centre of each ``(q, r)`` cell (any cell, in bounds or
-        not)."""
+        not, whose centre is a finite float)."""
         c = _cells(cells, "cells").astype(np.float64)
         q, r = c[:, 0], c[:, 1]
         if self._layout == "pointy":
             x, y = _SQRT3 * (q + 0.5 * r), 1.5 * r
         else:
             x, y = 1.5 * q, _SQRT3 * (r + 0.5 * q)
-        return np.stack([x, y], axis=1) * self._size + self._origin
+        with np.errstate(over="ignore"):
+            out = np.stack([x, y], axis=1) * self._size + self._origin
+        if not np.isfinite(out).all():
+            k = int(np.flatnonzero(~np.isfinite(out).all(axis=1))[0])
+            raise InvalidQueryError(f"cells[{k}] = {tuple(c[k].astype(np.int64).tolist())} "
+                                    "has its centre beyond the largest float")
+        return out
 
     def quantize(self, points: Any) -> np.ndarray:
         """``(m, 2)`` int64 ``(q, r)`` cell containing each world point (cube rounding; may
-        lie outside the grid).  A point exactly on a border goes to the cell that rounding
-        half up gives."""
-        p = (as_points(points, "points") - self._origin) / self._size
+        lie outside the grid, within the ±2**61 that :func:`hex_distance` takes).  A point
+        exactly on a border goes to the cell that rounding half up gives."""
+        pts = as_points(points, "points")
+        with np.errstate(over="ignore"):
+            p = (pts - self._origin) / self._size
         x, y = p[:, 0], p[:, 1]
         if self._layout == "pointy":
             qf, rf = x / _SQRT3 - y / 3.0, 2.0 * y / 3.0
         else:
             qf, rf = 2.0 * x / 3.0, y / _SQRT3 - x / 3.0
+        far = ~((np.abs(qf) < _MAX_AXIAL) & (np.abs(rf) < _MAX_AXIAL))     # inf too
+        if far.any():
+            k = int(np.flatnonzero(far)[0])
+            raise InvalidQueryError(f"points[{k}] = {pts[k].tolist()} lies too far from the "
+                                    "grid: its cell's coordinates pass 2**61")
         return cube_round(qf, rf)
 
     # ------------------------------------------------------------------ graphs and search
