@@ -207,6 +207,27 @@ def test_repairs_over_edges_of_zero_cost_equal_networkx(seed, cls):
 
 
 @pytest.mark.parametrize("cls", [LPAStar, DStarLite, ARAStar, ADStar])
+@pytest.mark.parametrize("scale", [1e-9, 1e-30])
+def test_worlds_of_small_costs_get_their_shortest_paths(cls, scale):
+    # Keys were rounded to 2**-24 and ties taken within 1e-9 in absolute terms: with steps
+    # of about 1e-9 ties chose the path, up to 30 times dearer than the shortest.
+    rng = np.random.default_rng(7)
+    for trial in range(12):
+        n, m = 30, 120
+        u, v = rng.integers(0, n, m), rng.integers(0, n, m)
+        coords = rng.uniform(0, scale, (n, 2)) if trial % 2 else None
+        graph = CSRGraph.from_edges(n, u, v, rng.uniform(0.1, 10, m) * scale, coords=coords)
+        _, r = planned(cls, graph, 0, 1)
+        assert r.cost == pytest.approx(nx_cost(graph, graph.weights, 0, 1), rel=1e-12)
+        costs = rng.uniform(1, 5, (8, 8))
+        costs[rng.random((8, 8)) < 0.2] = np.inf
+        costs[0, 0] = costs[7, 7] = 1.0
+        _, r = planned(cls, Grid(costs * scale), (0, 0), (7, 7))
+        assert r.cost == pytest.approx(fresh_cost(costs, "no_corner_cutting", (0, 0), (7, 7))
+                                       * scale, rel=1e-12)
+
+
+@pytest.mark.parametrize("cls", [LPAStar, DStarLite, ARAStar, ADStar])
 def test_the_path_is_found_over_steps_below_the_rounding_of_g(cls):
     costs = np.ones((4, 8))
     costs[:, :3] = 1e-17        # a step there adds nothing to a g of about 1

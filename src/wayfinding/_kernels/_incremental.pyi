@@ -10,6 +10,7 @@ class IncrementalCore:
     root: int
     target: int
     km: float
+    unit: float
     expanded: int
     eps: float
     anytime: bool

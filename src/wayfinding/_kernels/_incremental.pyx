@@ -151,22 +151,24 @@ cdef inline bint before(Item a, Item b) noexcept nogil:
     return (a.k1 < b.k1) | ((a.k1 == b.k1) & (a.k2 < b.k2))
 
 
-cdef inline bint not_after(Item a, Item b) noexcept nogil:
+cdef inline bint not_after(Item a, Item b, double unit) noexcept nogil:
     """a <= b up to rounding: keys are float sums, and a geometric tie that rounds the
-    wrong way must not end the search early."""
+    wrong way must not end the search early (``unit``: see ``IncrementalCore.unit``)."""
     cdef double tol
     if b.k1 == INFINITY:
         return a.k1 < INFINITY or a.k2 <= b.k2
-    tol = 1e-9 * (1.0 + fabs(b.k1))
+    tol = 1e-9 * (unit + fabs(b.k1))
     return a.k1 < b.k1 - tol or (fabs(a.k1 - b.k1) <= tol and a.k2 <= b.k2 + tol)
 
 
-cdef inline double grid24(double k) noexcept nogil:
-    """``floor(k * 2**24 + 0.5) / 2**24`` (a key on the 2**-24 grid, see ``deep``) for a
-    finite ``k >= 0``; below 2**38, truncating to an integer is the floor."""
-    if k < 274877906944.0:
-        return <double> (<int64_t> (k * 16777216.0 + 0.5)) * (1.0 / 16777216.0)
-    return floor(k * 16777216.0 + 0.5) * (1.0 / 16777216.0)
+cdef inline double grid24(double k, double up, double down) noexcept nogil:
+    """``floor(k * up + 0.5) * down`` with ``up`` 2**24 / unit and ``down`` its inverse (a
+    key on the grid of 2**-24 units, see ``deep`` and ``unit``) for a finite ``k >= 0``;
+    below 2**62, truncating to an integer is the floor."""
+    k = k * up
+    if k < 4611686018427387904.0:
+        return <double> (<int64_t> (k + 0.5)) * down
+    return floor(k + 0.5) * down
 
 
 cdef Node* pool_block = NULL
@@ -333,6 +335,11 @@ cdef class IncrementalCore:
     cdef Py_ssize_t size, capacity
     cdef public int root, target
     cdef public double km
+    # Keys' rounding and the tolerances of ties are taken in this unit (a power of two,
+    # 1 unless set: about the least step's cost where that is below 1), so a world of
+    # small costs is searched as the same world scaled up: with 1, steps of 1e-9 fell
+    # under the 2**-24 grid of the keys and the tolerance, and ties chose the path.
+    cdef double unit_, up24, down24   # the unit, 2**24 / unit and unit / 2**24
     cdef public long long expanded
     # Keys break ties on the larger g while no node is underconsistent (every queued node
     # then gets its exact g when expanded, whatever the order of ties, as in A*); the first
@@ -382,6 +389,16 @@ cdef class IncrementalCore:
         self.route = NULL
         self.route_edges = NULL
         self.cap_route = 0
+        self.unit = 1.0
+
+    @property
+    def unit(self):
+        """The unit of the keys' rounding and of the tolerances (a power of two)."""
+        return self.unit_
+
+    @unit.setter
+    def unit(self, double value):
+        self.unit_, self.up24, self.down24 = value, 16777216.0 / value, value / 16777216.0
 
     def __dealloc__(self):
         give_items(0, self.heap, self.capacity)
@@ -665,7 +682,7 @@ cdef class IncrementalCore:
             it.k1 = x.g + hv + self.km
             it.k2 = -x.g if self.deep else x.g
         if self.deep:       # rounding noise must not decide ties: keys on a 2**-24 grid
-            it.k1 = floor(it.k1 * 16777216.0 + 0.5) * (1.0 / 16777216.0)
+            it.k1 = floor(it.k1 * self.up24 + 0.5) * self.down24
         it.node = s
         it.mem = <int32_t> m
         return it
@@ -1040,8 +1057,8 @@ cdef class IncrementalCore:
         gave it.  While no node is underconsistent, the larger-g order stops at the target,
         as A* does."""
         if self.deep or tk.k1 == INFINITY:
-            return not_after(top, tk)
-        return top.k1 <= tk.k1 + 1e-9 * (1.0 + fabs(tk.k1))
+            return not_after(top, tk, self.unit_)
+        return top.k1 <= tk.k1 + 1e-9 * (self.unit_ + fabs(tk.k1))
 
     def compute(self, long long budget=-1):
         """Expand until no queued key is below the target's and the target is
@@ -1133,7 +1150,8 @@ cdef class IncrementalCore:
         cdef int target = self.target, root = self.root
         cdef int ty = self.row(target)
         cdef int tx = target - ty * w
-        cdef double hs = self.h_scale, tol
+        cdef double hs = self.h_scale, tol, unit = self.unit_
+        cdef double up = self.up24, down = self.down24
         cdef Node* t = &nodes[self.ix(target)]
         cdef Py_ssize_t mu, mv
         cdef bint masked, uniform, tiled, diag
@@ -1178,8 +1196,8 @@ cdef class IncrementalCore:
             else:
                 break
             if t.g == t.rhs and t.g < INFINITY:   # the target is done: stop past its key
-                tk = grid24(t.g)
-                tol = 1e-9 * (1.0 + fabs(tk))
+                tk = grid24(t.g, up, down)
+                tol = 1e-9 * (unit + fabs(tk))
                 if not (top.k1 < tk - tol or (fabs(top.k1 - tk) <= tol and
                                               top.k2 <= tol - t.g)):
                     break
@@ -1205,7 +1223,7 @@ cdef class IncrementalCore:
                     else:
                         dx = dx + dy
                     dx = hs * dx
-                self.fu = grid24(x.rhs + dx)
+                self.fu = grid24(x.rhs + dx, up, down)
             else:                                 # the heap's first
                 slots[mu].pos = -1
                 self.take_out(0)
@@ -1300,7 +1318,7 @@ cdef class IncrementalCore:
                     else:
                         dx = dx + dy
                     dx = hs * dx
-                it.k1 = grid24(c + dx)
+                it.k1 = grid24(c + dx, up, down)
                 it.k2 = -c
                 it.node = v
                 it.mem = <int32_t> mv
@@ -1475,7 +1493,7 @@ cdef class IncrementalCore:
             while n > 0 and self.route[n - 1] != root:
                 u = <int> self.route[n - 1]
                 best = self.best_pull(u, &nxt, &used, &step)
-                bound = best + 1e-9 * (1.0 + fabs(best))
+                bound = best + 1e-9 * (self.unit_ + fabs(best))
                 v = -1
                 k = tried[n - 1]
                 if self.grid:

@@ -98,6 +98,8 @@ class _GridEdges:
         moves = vars(self.grid).get("moves")
         if moves is not None:
             core.use_moves(moves, vars(self.grid).get("is_uniform", False))
+        core.unit = _unit(self.h_scale)
+        core.reset_keys()                   # the root's, queued in that unit
         return core
 
     @cached_property
@@ -181,8 +183,12 @@ class _GraphEdges:
         else:
             pull = _csr(self.n, self.dst, self.src, ids)
             push = _csr(self.n, self.src, self.dst, ids)
-        return _incremental.IncrementalCore.on_graph(
+        core = _incremental.IncrementalCore.on_graph(
             self.n, *pull, *push, self.cost, self.coords, self.h_scale, root, target)
+        positive = self.cost[(self.cost > 0) & (self.cost < math.inf)]
+        core.unit = _unit(float(positive.min()) if len(positive) else 1.0)
+        core.reset_keys()                   # the root's, queued in that unit
+        return core
 
     def node(self, value: Any, name: str) -> int:
         return self.graph._node(value, name=name)
@@ -334,6 +340,13 @@ def _edge_cost_ok(value: Any) -> Any:
     """Whether an edge's new cost is one a ``CSRGraph`` holds: >= 0 and at most twice
     ``MAX_COST``, or inf (NaN is not)."""
     return (value >= 0) & ((value <= 2 * MAX_COST) | (value == math.inf))
+
+
+def _unit(least: float) -> float:
+    """The unit of a core's key rounding and tie tolerances: the power of two at or below
+    the least step's cost ``least`` where that is below 1 (else 1), at least 2**-128 so
+    that keys of any cost a world holds stay finite in it."""
+    return math.ldexp(1.0, min(0, max(-128, math.frexp(least)[1] - 1)))
 
 
 def _last(keys: np.ndarray) -> np.ndarray:
