@@ -74,6 +74,23 @@ def test_indexes_given_are_used_and_others_refused():
         make_solver(grid, "subgoal", heuristic="manhattan")
 
 
+@pytest.mark.parametrize("method", ["astar", "jps", "jps_plus", "theta"])
+def test_a_solver_refuses_what_is_no_index(method):
+    grid = wf.Grid.from_ascii("....\n.##.\n....")
+    with pytest.raises(InvalidQueryError, match="indexes must hold .* got 'a'"):
+        make_solver(grid, method, indexes="ab")
+    with pytest.raises(InvalidQueryError, match="indexes must hold .* got None"):
+        make_solver(grid, method, indexes=[None])
+
+
+def test_an_online_solver_refuses_unknown_options_when_made():
+    grid = wf.Grid.from_ascii("....\n.##.\n....")
+    with pytest.raises(InvalidQueryError, match="unknown search option 'heuristics'"):
+        make_solver(grid, "astar", heuristics="octile")
+    solve = make_solver(grid, "weighted_astar", weight=1.5, heuristic="euclidean")
+    assert solve((0, 0), (3, 2)).found
+
+
 @pytest.mark.parametrize("kind", list(INDEX_SPECS))
 def test_every_index_saves_and_refuses_another_map(kind, tmp_path):
     grid = wf.Grid.from_ascii("......\n.##...\n...#..\n......")

@@ -8,13 +8,14 @@ The CLI's ``--method`` names, the scenario runner and the benchmarks all go thro
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from .._deprecated import renamed_keywords, warn
 from .._index import check_world
-from ..errors import InvalidQueryError
+from ..errors import InvalidQueryError, brief
 from ..results import PathResult
 from .anyangle import ANY_ANGLE, AnyAngle
 from .differential import DifferentialHeuristic
@@ -137,6 +138,11 @@ class Solver:
         return self.method
 
 
+#: The options of :meth:`GridSearch.find_path` a solver of an online method takes.
+_SEARCH_OPTIONS = frozenset(inspect.signature(GridSearch.find_path).parameters) \
+    - {"self", "start", "goal", "method"}
+
+
 @renamed_keywords(algo="method")
 def make_solver(grid: Grid, method: str, *, indexes: Iterable[GridIndex] = (),
                 progress: bool | None = None, **options: Any) -> Solver:
@@ -146,7 +152,16 @@ def make_solver(grid: Grid, method: str, *, indexes: Iterable[GridIndex] = (),
     built here (goal bounds show ``progress``).  ``options`` go to
     :meth:`GridSearch.find_path` for the online methods; the preprocessed ones take none.
     """
+    given = list(indexes)
+    for ix in given:
+        if not isinstance(ix, GridIndex):
+            raise InvalidQueryError(f"indexes must hold built or loaded grid indexes, got "
+                                    f"{brief(ix)}")
     if method in ALGORITHMS:
+        unknown = sorted(set(options) - _SEARCH_OPTIONS)
+        if unknown:
+            raise InvalidQueryError(f"unknown search option {unknown[0]!r}; expected one of: "
+                                    f"{', '.join(sorted(_SEARCH_OPTIONS))}")
         search = GridSearch(grid)
         return Solver(method, lambda a, b: search.find_path(a, b, method=method, **options))
     used = [k for k, v in options.items() if v is not None and (k, v) != ("agent_size", 1)]
@@ -161,7 +176,6 @@ def make_solver(grid: Grid, method: str, *, indexes: Iterable[GridIndex] = (),
             f"unknown method {method!r}; expected one of: {', '.join(METHODS)}")
     if used:
         raise InvalidQueryError(f"{method} takes no search options (got {', '.join(used)})")
-    given = list(indexes)
     solver = Solver(method, lambda a, b: entry.run(solver.indexes, a, b))
     for spec in entry.needs:
         found = next((ix for ix in given if spec.matches(ix)), None)
