@@ -112,8 +112,11 @@ def test_ascii_pictures():
         Grid.from_ascii("..?")
     with pytest.raises(MapFormatError, match="expected 3"):
         Grid.from_ascii("...\n..")
-    with pytest.raises(InvalidGridError, match="costs must be > 0"):
-        Grid.from_ascii("..", terrain={".": -1})
+    for bad in (-1, 0, "3", True, None, math.nan, 1e251, -math.inf):
+        with pytest.raises(InvalidGridError, match="costs must be numbers > 0 and at most"):
+            Grid.from_ascii("..", terrain={".": bad})
+    assert Grid.from_ascii(".~", terrain={"~": np.int64(4)}).costs.tolist() == [[1.0, 4.0]]
+    assert Grid.from_ascii(".~", terrain={"~": math.inf}).costs.tolist() == [[1.0, math.inf]]
 
 
 def test_diagonal_rules_parse():

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
+from .._validate import MAX_COST, real_number
 from ..errors import InvalidGridError, brief
 
 #: The Moving AI benchmark rule: '.', 'G', 'S' passable at cost 1; '@', 'O', 'T', 'W' blocked.
@@ -20,7 +21,7 @@ def make_terrain(base: Mapping[str, float], overrides: Mapping[str, float] | Non
     """Merge ``overrides`` into ``base`` after checking every entry.
 
     Keys are single printable, non-space ASCII characters (map rows are ASCII); values are
-    costs > 0 (``inf`` = blocked).
+    numbers (not bools or strings) > 0 and at most 1e250 (``inf`` = blocked).
     """
     table = dict(base)
     for char, cost in (overrides or {}).items():
@@ -28,13 +29,9 @@ def make_terrain(base: Mapping[str, float], overrides: Mapping[str, float] | Non
                 or not char.isprintable() or char.isspace():
             raise InvalidGridError(
                 f"terrain key {brief(char)} must be one printable ASCII character (not a space)")
-        try:
-            value = float(cost)
-        except (TypeError, ValueError, OverflowError):
-            raise InvalidGridError(f"terrain cost for {char!r} is {brief(cost)}, not a "
-                                   f"number") from None
-        if math.isnan(value) or value <= 0:
+        value = real_number(cost)
+        if not (0 < value <= MAX_COST or value == math.inf):    # NaN (not a number) fails
             raise InvalidGridError(f"terrain cost for {char!r} is {brief(cost)}; costs must "
-                                   f"be > 0 (inf = blocked)")
+                                   f"be numbers > 0 and at most {MAX_COST:g} (inf = blocked)")
         table[char] = value
     return table
