@@ -73,6 +73,9 @@ def test_field_without_cars():
     (lambda: Trajectory([[0, 0], [1, 0]], [1]), "one speed"),
     (lambda: Trajectory([[0, 0], [1, 0]], [1, -1]), ">= 0"),
     (lambda: Trajectory([[0, 0], [1, 0]], [0, 0]), "never cover"),
+    # times past the largest float: the positions were inf or NaN
+    (lambda: Trajectory([[0, 0], [1e300, 0]], [1e-10, 1e-10]), "largest float of time"),
+    (lambda: Trajectory([[0, 0], [1e308, 0], [-1e308, 0]], [1, 1, 1]), "segment 1"),
     (lambda: Trajectory([[0, math.nan]], [1]), "finite"),
     (lambda: Trajectory([[0, 0]], [1]).position_at(math.nan), "finite"),
     (lambda: CarField([object()], radius=1), "Trajectory"),
@@ -82,3 +85,21 @@ def test_field_without_cars():
 def test_bad_inputs(call, message):
     with pytest.raises(InvalidQueryError, match=message):
         call()
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.integers(-20, 20), st.integers(-20, 20), st.integers(1, 30)),
+                min_size=2, max_size=6),
+       st.floats(0.0, 1.0), st.sampled_from([(0, 520), (0, -520), (1000, 0), (-1000, -500)]))
+def test_far_fast_or_slow_trajectories_are_the_plain_one_scaled(rows, share, powers):
+    # Points times 2**a and speeds times 2**b give the plain positions times 2**a at the
+    # times times 2**(a - b): speeds squared overflowed (NaN positions) or the length
+    # times 2 did.
+    a, b = powers
+    pts = np.array([r[:2] for r in rows], dtype=float)
+    speeds = np.array([r[2] for r in rows], dtype=float)
+    plain = Trajectory(pts, speeds)
+    far = Trajectory(np.ldexp(pts, a), np.ldexp(speeds, b))
+    t = share * plain.times[-1]
+    np.testing.assert_allclose(np.ldexp(far.position_at(math.ldexp(t, a - b)), -a),
+                               plain.position_at(t), rtol=1e-12, atol=1e-12 * np.abs(pts).max())

@@ -28,8 +28,8 @@ from ..errors import InvalidQueryError, brief
 class Trajectory:
     """A car's predicted path: ``points`` ``(n, 2)`` float64 (x, y), world units;
     ``speeds`` ``(n,)`` the speed at each point (>= 0, world units per second; a segment of
-    positive length needs a positive speed at one of its ends); ``start_time`` the time at
-    the first point, seconds."""
+    positive length needs a positive speed at one of its ends, and the times must stay
+    finite floats); ``start_time`` the time at the first point, seconds."""
 
     __slots__ = ("points", "speeds", "start_time", "times", "_lengths")
 
@@ -41,8 +41,9 @@ class Trajectory:
                                     f"of the {pts.shape[0]} points (at least one)")
         if not (np.isfinite(spd).all() and (spd >= 0).all()):
             raise InvalidQueryError("speeds must be finite and >= 0")
-        lengths = np.hypot(*np.diff(pts, axis=0).T)
-        stalled = (lengths > 0) & (spd[:-1] + spd[1:] == 0)
+        with np.errstate(over="ignore"):
+            lengths = np.hypot(*np.diff(pts, axis=0).T)
+        stalled = (lengths > 0) & (spd[:-1] == 0) & (spd[1:] == 0)
         if stalled.any():
             i = int(np.flatnonzero(stalled)[0])
             raise InvalidQueryError(f"segment {i} of length {lengths[i]:g} has speed 0 at both "
@@ -52,9 +53,15 @@ class Trajectory:
         self.start_time = _validate.finite_float("start_time", start_time)
         dt = np.zeros_like(lengths)
         moving = lengths > 0
-        dt[moving] = 2.0 * lengths[moving] / (spd[:-1] + spd[1:])[moving]
-        #: ``(n,)`` float64, the time at each point, seconds.
-        self.times = self.start_time + np.concatenate(([0.0], np.cumsum(dt)))
+        with np.errstate(over="ignore", invalid="ignore"):
+            dt[moving] = lengths[moving] / (spd[:-1] / 2.0 + spd[1:] / 2.0)[moving]
+            #: ``(n,)`` float64, the time at each point, seconds.
+            self.times = self.start_time + np.concatenate(([0.0], np.cumsum(dt)))
+        if not np.isfinite(self.times).all():
+            i = int(np.argmin(np.isfinite(self.times))) - 1
+            raise InvalidQueryError(f"segment {i} of length {lengths[i]:g} ends past the "
+                                    "largest float of time: its points are too far apart "
+                                    "for its speeds")
         self._lengths = lengths
 
     @property
@@ -73,12 +80,17 @@ class Trajectory:
             return np.repeat(self.points, ts.size, axis=0)
         seg = np.clip(np.searchsorted(self.times, ts, side="right") - 1, 0,
                       self._lengths.size - 1)
-        tau = np.clip(ts - self.times[seg], 0.0, self.times[seg + 1] - self.times[seg])
-        v0, v1, d = self.speeds[seg], self.speeds[seg + 1], self._lengths[seg]
+        span = self.times[seg + 1] - self.times[seg]
+        tau = np.clip(ts - self.times[seg], 0.0, span)
+        v0, v1 = self.speeds[seg], self.speeds[seg + 1]
+        # The share u of the segment's time gone covers u (v0 (1 - u/2) + v1 u/2) / (v0/2 +
+        # v1/2) of its length (the speed changing at a constant rate): bounded by 1, so no
+        # product of speeds or lengths overflows however fast or long the segment is.
         with np.errstate(divide="ignore", invalid="ignore"):
-            acc = np.where(d > 0, (v1 * v1 - v0 * v0) / (2.0 * d), 0.0)
-            s = np.clip(v0 * tau + 0.5 * acc * tau * tau, 0.0, d)
-            frac = np.where(d > 0, s / d, 0.0)
+            u = np.where(span > 0, tau / span, 0.0)
+            frac = np.where(span > 0, u * (v0 * (1.0 - u / 2.0) + v1 * (u / 2.0))
+                            / (v0 / 2.0 + v1 / 2.0), 0.0)
+        frac = np.clip(frac, 0.0, 1.0)
         a, b = self.points[seg], self.points[seg + 1]
         return a + (b - a) * frac[:, None]
 
