@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+import networkx as nx
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -14,7 +15,7 @@ from strategies import cellwise_grids, seeded_csr_graphs
 
 from wayfinding import CSRGraph, Grid, InvalidGridError, InvalidQueryError, find_path
 from wayfinding.grid import distance_map
-from wayfinding.search import astar
+from wayfinding.search import DStarLite, LPAStar, astar
 
 RULES = ["never", "no_corner_cutting", "allow_one_blocked", "always"]
 
@@ -304,3 +305,26 @@ def test_coordinates_far_out_give_the_heuristic_without_overflow():
     g = CSRGraph.from_edges(3, [0, 1], [1, 2], [5e200, 5e200], coords=coords)
     r = g.find_path(0, 2)
     assert r.found and r.cost == pytest.approx(1e201)
+
+
+@pytest.mark.parametrize("scale", [1e160, 1e200, 1e300])
+def test_coordinates_far_out_give_shortest_paths(scale):
+    """Distances between nodes far out are taken without their squares overflowing: the
+    heuristic was inf and A* (compiled, generic and incremental) took dearer paths."""
+    rng = np.random.default_rng(3)
+    for _ in range(10):
+        n, m = 25, 100
+        u, v, w = rng.integers(0, n, m), rng.integers(0, n, m), rng.uniform(0.1, 10, m)
+        coords = rng.uniform(-1, 1, (n, 2)) * scale
+        g = CSRGraph.from_edges(n, u, v, w, coords=coords)
+        nxg = nx.MultiDiGraph()
+        nxg.add_nodes_from(range(n))
+        nxg.add_weighted_edges_from(zip(u.tolist(), v.tolist(), w.tolist()))
+        try:
+            want = nx.dijkstra_path_length(nxg, 0, 1)
+        except nx.NetworkXNoPath:
+            want = math.inf
+        assert g.heuristic(0, 1) <= want
+        for r in (g.find_path(0, 1), find_path(g, 0, {1}), LPAStar(g, 0, 1).replan(),
+                  DStarLite(g, 0, 1).replan()):
+            assert r.cost == pytest.approx(want, rel=1e-12)

@@ -11,7 +11,7 @@ boxes prune the edges whose box does not contain the goal.  ``goal_bounds`` buil
 import numpy as np
 
 cimport numpy as cnp
-from libc.math cimport INFINITY, nextafterf, sqrt
+from libc.math cimport INFINITY, ldexp, nextafterf, sqrt
 from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 
@@ -66,7 +66,14 @@ cdef inline double euclid(const double[:, ::1] xy, int a, int b) noexcept nogil:
     for k in range(xy.shape[1]):
         t = xy[a, k] - xy[b, k]
         s += t * t
-    return sqrt(s)
+    if s < INFINITY:
+        return sqrt(s)
+    # Squares (or the difference) beyond the largest float: the same in units of 2**600.
+    s = 0.0
+    for k in range(xy.shape[1]):
+        t = ldexp(xy[a, k], -600) - ldexp(xy[b, k], -600)
+        s += t * t
+    return ldexp(sqrt(s), 600)
 
 
 cdef struct Extras:

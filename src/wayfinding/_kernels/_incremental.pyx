@@ -69,7 +69,7 @@
 # kernels' hot loops.
 cimport cython
 
-from libc.math cimport INFINITY, fabs, floor, sqrt
+from libc.math cimport INFINITY, fabs, floor, ldexp, sqrt
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc, qsort, realloc
 from libc.string cimport memcpy
@@ -663,7 +663,12 @@ cdef class IncrementalCore:
             return (dx + SQRT2_M1 * dy) if dx > dy else (dy + SQRT2_M1 * dx)
         dx = self.coords[a, 0] - self.coords[b, 0]
         dy = self.coords[a, 1] - self.coords[b, 1]
-        return sqrt(dx * dx + dy * dy)
+        if dx * dx + dy * dy < INFINITY:
+            return sqrt(dx * dx + dy * dy)
+        # Squares (or the difference) beyond the largest float: the same in units of 2**600.
+        dx = ldexp(self.coords[a, 0], -600) - ldexp(self.coords[b, 0], -600)
+        dy = ldexp(self.coords[a, 1], -600) - ldexp(self.coords[b, 1], -600)
+        return ldexp(sqrt(dx * dx + dy * dy), 600)
 
     def distance(self, int a, int b):
         """The heuristic's distance (unscaled) between two nodes."""

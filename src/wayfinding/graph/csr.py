@@ -208,7 +208,8 @@ class CSRGraph:
         a, b = self._node(node), self._node(goal, name="goal")
         if not self._hscale:
             return 0.0
-        return self._hscale * float(np.linalg.norm(self._coords[a] - self._coords[b]))
+        d = [p - q for p, q in zip(self._coords[a].tolist(), self._coords[b].tolist())]
+        return self._hscale * math.hypot(*d)      # no squares: they overflow beyond 1e154
 
     @renamed_keywords(algo="method")
     def find_path(self, start: Any, goal: Any, *, method: str = "astar", record: bool = False,
