@@ -303,7 +303,8 @@ def test_bad_build_options():
     with pytest.raises(InvalidGridError):
         GoalBounds.build(np.ones((3, 3)))
     for bad in ({"workers": 0}, {"chunk": 0}, {"chunk": 2.5}, {"workers": True},
-                {"checkpoint_every": -1}):
+                {"checkpoint_every": -1}, {"checkpoint_every": None},
+                {"checkpoint_every": "5"}, {"checkpoint_every": math.nan}):
         with pytest.raises(InvalidQueryError):
             GoalBounds.build(grid, progress=False, **bad)
     gb = GoalBounds.build(grid, workers=1, progress=False)

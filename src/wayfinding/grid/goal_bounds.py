@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import io
 import json
-import math
 import os
 import sys
 import threading
@@ -30,7 +29,7 @@ from .. import _saved
 from .._index import check_world
 from .._io import NpzFile, atomic_write_bytes
 from .._kernels import _goal_bounds
-from .._validate import count
+from .._validate import count, number
 from ..errors import (
     FileFormatError,
     IndexFormatError,
@@ -136,9 +135,7 @@ class GoalBounds(GridIndex):
         canonical = _flood_plan(grid)
         workers = count("workers", (os.cpu_count() or 1) if workers is None else workers)
         chunk = count("chunk", max(256, 64 * workers) if chunk is None else chunk)
-        every = float(checkpoint_every)
-        if math.isnan(every) or every < 0:
-            raise InvalidQueryError(f"checkpoint_every {checkpoint_every!r} must be >= 0")
+        every = number("checkpoint_every", checkpoint_every, min=0, infinite=True)
         show = sys.stderr.isatty() if progress is None else bool(progress)
 
         t0 = time.perf_counter()
