@@ -312,6 +312,22 @@ def test_path_cost_checks_every_step():
     assert g.path_cost([(0, 0), (-1, 0)]) == math.inf      # leaves the grid
     assert g.path_cost([(0, 0), (0, 0)]) == math.inf       # standing still is no step
     assert g.path_cost([]) == math.inf
+    assert g.path_cost(np.array([[0, 0], [1, 0]], dtype=np.int32)) == 1.0
+
+
+@pytest.mark.parametrize("path", [
+    [(0.5, 0), (1, 0)],                 # was truncated to (0, 0) and costed 1
+    [(0, 0), (1.0, 0)],
+    [(2**70, 0), (1, 0)],               # an OverflowError
+    "ab",                               # a ValueError
+    [(True, False), (True, True)],
+    [0, 1, 2],
+    [[0, 0], [1]],
+])
+def test_path_cost_refuses_what_is_no_path_of_cells(path):
+    g = Grid.from_ascii("...\n.#.\n...")
+    with pytest.raises(InvalidQueryError, match="integer .x, y. cells"):
+        g.path_cost(path)
 
 
 def test_fingerprint_tracks_costs_and_rule():

@@ -307,9 +307,9 @@ class Grid:
         return (max(dx, dy) + (SQRT2 - 1.0) * min(dx, dy)) * self.min_cost
 
     def path_cost(self, path: Any) -> float:
-        """Sum of the step costs of a path of cells; ``inf`` if any step is illegal."""
-        p = np.ascontiguousarray(np.asarray(path, dtype=np.int64).reshape(-1, 2))
-        return _gridops.path_cost(self.moves, self._costs, p)
+        """Sum of the step costs of a path of cells (``(n, 2)`` integers); ``inf`` if any
+        cell is outside or blocked or any step is illegal, and for an empty path."""
+        return _gridops.path_cost(self.moves, self._costs, cell_path(path))
 
     # ------------------------------------------------------------------ world transform
     def world_to_cell(self, point: Any) -> Cell:
@@ -467,6 +467,23 @@ def _tile_codes(tiles: Any, shape: tuple[int, ...]) -> np.ndarray:
     out = arr.astype(np.uint8)
     out.flags.writeable = False
     return out
+
+
+def cell_path(values: Any, name: str = "path") -> np.ndarray:
+    """A path of cells as a C-contiguous ``(n, 2)`` int64 array (an empty one gives ``(0,
+    2)``), unvalidated against any grid; :class:`InvalidQueryError` unless it holds
+    ``(x, y)`` pairs of integers (floats, bools and integers beyond 64 bits are refused)."""
+    try:
+        arr = np.asarray(values)
+    except ValueError:   # rows of different lengths
+        arr = np.empty(1, dtype=object)
+    if arr.size == 0 and arr.dtype != object:
+        return np.empty((0, 2), dtype=np.int64)
+    if arr.ndim != 2 or arr.shape[1] != 2 or arr.dtype == bool \
+            or not np.issubdtype(arr.dtype, np.integer):
+        raise InvalidQueryError(
+            f"{name} {brief(values)} must be an (n, 2) array of integer (x, y) cells")
+    return np.ascontiguousarray(arr, dtype=np.int64)
 
 
 def cell_items(values: Any) -> list[Any]:

@@ -8,8 +8,8 @@ import math
 
 import numpy as np
 
-from ..errors import InvalidQueryError, brief
-from .grid import Grid
+from ..errors import InvalidQueryError
+from .grid import Grid, cell_path
 from .rules import DIRECTIONS
 
 
@@ -93,18 +93,8 @@ def _legal_path(grid: Grid, path: object) -> np.ndarray:
     (an empty path passes)."""
     if not isinstance(grid, Grid):
         raise InvalidQueryError(f"smooth_path needs a Grid, got {type(grid).__name__}")
-    try:
-        arr = np.asarray(path)
-    except ValueError:   # rows of different lengths
-        arr = np.empty(0, dtype=object)
-    if arr.size == 0 and arr.dtype != object:
-        return np.empty((0, 2), dtype=np.int64)
-    if arr.ndim != 2 or arr.shape[1] != 2 or arr.dtype == bool \
-            or not np.issubdtype(arr.dtype, np.integer):
-        raise InvalidQueryError(
-            f"path {brief(path)} must be an (n, 2) array of integer (x, y) cells")
-    p = np.ascontiguousarray(arr, dtype=np.int64)
-    if math.isfinite(grid.path_cost(p)):
+    p = cell_path(path)
+    if not len(p) or math.isfinite(grid.path_cost(p)):
         return p
     cells = [(int(x), int(y)) for x, y in p.tolist()]
     for k, cell in enumerate(cells):
