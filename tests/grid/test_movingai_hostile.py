@@ -264,6 +264,20 @@ def test_problem_on_a_blocked_cell_names_file_and_line(tmp_path, start, goal, la
     assert f"{label} is a blocked cell" in info.value.reason
 
 
+@pytest.mark.parametrize("start, goal, label", [
+    ((10**30, 0), (1, 0), "start (1000000000000000000000000000000, 0) is outside"),
+    ((0, 0), (1, -2**64), "goal (1, -18446744073709551616) is outside"),
+    ((0, 0), (1, 2**63), "goal (1, 9223372036854775808) is outside"),
+])
+def test_problems_made_in_code_beyond_64_bits_are_outside_the_map(start, goal, label):
+    """Problems need not come from a file: coordinates past int64 raised OverflowError."""
+    scen = Scenario([Problem(0, "m.map", 3, 2, (0, 0), (2, 0), 2.0),
+                     Problem(0, "m.map", 3, 2, start, goal, 1.0)])
+    with pytest.raises(ScenarioFormatError) as info:
+        scen.check_map(Grid.from_ascii("...\n..."))
+    assert label in info.value.reason
+
+
 def test_blocked_cell_is_reported_by_the_cli(tmp_path, capsys):
     write(tmp_path, MAP)
     scen = write(tmp_path, SCEN + "0\tm.map\t3\t2\t0\t0\t1\t0\t1\n", "s.scen")

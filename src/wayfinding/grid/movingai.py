@@ -245,8 +245,12 @@ class Scenario:
                     f"{brief(p.map)} is {grid.width}x{grid.height}", self.path, p.line)
         if not self.problems:
             return
-        ends = np.array([(*p.start, *p.goal) for p in self.problems],
-                        dtype=np.int64).reshape(-1, 2, 2)
+        cells = [(*p.start, *p.goal) for p in self.problems]
+        try:
+            ends = np.array(cells, dtype=np.int64).reshape(-1, 2, 2)
+        except OverflowError:   # coordinates beyond 64 bits: outside any map
+            ends = np.array([[v if -1 <= v <= grid.width + grid.height else -1 for v in c]
+                             for c in cells], dtype=np.int64).reshape(-1, 2, 2)
         x, y = ends[..., 0], ends[..., 1]
         inside = (x >= 0) & (x < grid.width) & (y >= 0) & (y < grid.height)
         free = np.zeros_like(inside)
