@@ -228,6 +228,29 @@ def test_worlds_of_small_costs_get_their_shortest_paths(cls, scale):
 
 
 @pytest.mark.parametrize("cls", [LPAStar, DStarLite, ARAStar, ADStar])
+def test_costs_changed_to_small_ones_get_their_shortest_paths(cls):
+    # The keys' unit follows the least cost down when a change brings a smaller one.
+    rng = np.random.default_rng(8)
+    for _ in range(12):
+        n, m = 30, 120
+        graph = CSRGraph.from_edges(n, rng.integers(0, n, m), rng.integers(0, n, m),
+                                    rng.uniform(0.1, 10, m))
+        weights = rng.uniform(0.1, 10, m) * 1e-9
+        planner, _ = planned(cls, graph, 0, 1)
+        planner.update_costs(np.arange(m), costs=weights)
+        r = planner.plan() if cls in (ARAStar, ADStar) else planner.replan()
+        assert r.cost == pytest.approx(nx_cost(graph, weights, 0, 1), rel=1e-12)
+        costs = rng.uniform(1, 5, (8, 8))
+        costs[0, 0] = costs[7, 7] = 1.0
+        planner, _ = planned(cls, Grid(costs), (0, 0), (7, 7))
+        costs = costs * 1e-9
+        planner.update_costs(np.argwhere(costs > 0)[:, ::-1], costs=costs[costs > 0])
+        r = planner.plan() if cls in (ARAStar, ADStar) else planner.replan()
+        assert r.cost == pytest.approx(fresh_cost(costs, "no_corner_cutting", (0, 0), (7, 7)),
+                                       rel=1e-12)
+
+
+@pytest.mark.parametrize("cls", [LPAStar, DStarLite, ARAStar, ADStar])
 def test_the_path_is_found_over_steps_below_the_rounding_of_g(cls):
     costs = np.ones((4, 8))
     costs[:, :3] = 1e-17        # a step there adds nothing to a g of about 1

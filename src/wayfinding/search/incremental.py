@@ -113,10 +113,10 @@ class _GridEdges:
         return y * self.shape[1] + x
 
     def apply(self, changes: Any, costs: Any, core: _incremental.IncrementalCore,
-              backward: bool) -> float:
+              backward: bool) -> tuple[float, float]:
         """Apply ``{(x, y): cost}`` (``costs`` None) or cells ``changes`` with ``costs``: the
         kernel updates the nodes whose steps change.  Returns the lowest cost per unit
-        length a changed step may have."""
+        length a changed step may have, and the least new cost."""
         if costs is None:
             cells, values = [], []
             for cell, cost in _mapping(changes).items():
@@ -130,8 +130,8 @@ class _GridEdges:
         else:
             xy, value = self._arrays(changes, costs)
         if not len(xy):
-            return math.inf
-        return float(core.set_cells(xy, value))
+            return math.inf, math.inf
+        return float(core.set_cells(xy, value)), _least(value)
 
     def _arrays(self, changes: Any, costs: Any) -> tuple[np.ndarray, np.ndarray]:
         """Cells ``changes`` ((k, 2) integers) and their ``costs`` checked as the mapping
@@ -185,8 +185,7 @@ class _GraphEdges:
             push = _csr(self.n, self.src, self.dst, ids)
         core = _incremental.IncrementalCore.on_graph(
             self.n, *pull, *push, self.cost, self.coords, self.h_scale, root, target)
-        positive = self.cost[(self.cost > 0) & (self.cost < math.inf)]
-        core.unit = _unit(float(positive.min()) if len(positive) else 1.0)
+        core.unit = _unit(_least(self.cost))
         core.reset_keys()                   # the root's, queued in that unit
         return core
 
@@ -194,10 +193,11 @@ class _GraphEdges:
         return self.graph._node(value, name=name)
 
     def apply(self, changes: Any, costs: Any, core: _incremental.IncrementalCore,
-              backward: bool) -> float:
+              backward: bool) -> tuple[float, float]:
         """Apply ``{(u, v): cost}`` or ``{edge_id: cost}`` (``costs`` None), or edges
         ``changes`` with ``costs``, and update ``core``'s nodes the changed edges pull into.
-        Returns the lowest cost per unit length among them."""
+        Returns the lowest cost per unit length among them, and the least new cost above
+        0."""
         if costs is None:
             edges = []
             for key, cost in _mapping(changes).items():
@@ -218,19 +218,19 @@ class _GraphEdges:
                                             f"{2 * MAX_COST:g} (inf removes it)")
                 edges.append((hits, np.full(len(hits), value)))
             if not edges:
-                return math.inf
+                return math.inf, math.inf
             ids = np.concatenate([hits for hits, _ in edges])
             values = np.concatenate([v for _, v in edges])
         else:
             ids, values = self._arrays(changes, costs)
             if not len(ids):
-                return math.inf
+                return math.inf, math.inf
         keep = _last(ids)            # all checked above: bad input changed nothing
         self.cost[ids[keep]] = values[keep]
         length = np.hypot(*(self.coords[self.dst[ids]] - self.coords[self.src[ids]]).T)
         ok = (length > 0) & np.isfinite(self.cost[ids])
         core.nodes_changed(np.unique((self.src if backward else self.dst)[ids]))
-        return float((self.cost[ids][ok] / length[ok]).min(initial=math.inf))
+        return float((self.cost[ids][ok] / length[ok]).min(initial=math.inf)), _least(values)
 
     def _edges_between(self, u: int, v: int) -> np.ndarray:
         """The ids of the edges ``u`` -> ``v`` (all of them, when parallel)."""
@@ -342,11 +342,18 @@ def _edge_cost_ok(value: Any) -> Any:
     return (value >= 0) & ((value <= 2 * MAX_COST) | (value == math.inf))
 
 
+def _least(costs: np.ndarray) -> float:
+    """The least of ``costs`` above 0 and finite (inf when none is)."""
+    return float(costs[(costs > 0) & (costs < math.inf)].min(initial=math.inf))
+
+
 def _unit(least: float) -> float:
     """The unit of a core's key rounding and tie tolerances: the power of two at or below
     the least step's cost ``least`` where that is below 1 (else 1), at least 2**-128 so
     that keys of any cost a world holds stay finite in it."""
-    return math.ldexp(1.0, min(0, max(-128, math.frexp(least)[1] - 1)))
+    if not least < 1.0:
+        return 1.0
+    return math.ldexp(1.0, max(-128, math.frexp(least)[1] - 1))
 
 
 def _last(keys: np.ndarray) -> np.ndarray:
@@ -439,10 +446,13 @@ class _Incremental(SingleThread):
         array of keys and their new costs (see the module).  Bad input raises
         :class:`~wayfinding.errors.InvalidQueryError` and changes nothing.  The next
         :meth:`replan` repairs the search."""
-        floor = self._e.apply(changes, costs, self._core, self.backward)
-        # Keep the heuristic admissible: no edge may cost less per unit of length.
-        if floor < self._core.h_scale:
-            self._core.h_scale = floor
+        floor, least = self._e.apply(changes, costs, self._core, self.backward)
+        # Keep the heuristic admissible (no edge may cost less per unit of length) and the
+        # keys' unit at most the least step's cost.
+        unit = _unit(least)
+        if floor < self._core.h_scale or unit < self._core.unit:
+            self._core.h_scale = min(floor, self._core.h_scale)
+            self._core.unit = min(unit, self._core.unit)
             self._core.reset_keys()
 
     @exclusive
