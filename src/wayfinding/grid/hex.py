@@ -349,7 +349,7 @@ def cube_round(qf: Any, rf: Any) -> np.ndarray:
 
 def _cells(values: Any, name: str) -> np.ndarray:
     arr = np.asarray(values)
-    if arr.size and not np.issubdtype(arr.dtype, np.integer):
+    if arr.size and (not np.issubdtype(arr.dtype, np.integer) or _holds_bool(values)):
         raise InvalidQueryError(f"{name} {values!r} must be integer (q, r) cells")
     arr = arr.astype(np.int64)
     if arr.ndim == 1 and arr.shape == (2,):
@@ -357,3 +357,10 @@ def _cells(values: Any, name: str) -> np.ndarray:
     if arr.ndim != 2 or arr.shape[1] != 2:
         raise InvalidQueryError(f"{name} must have shape (m, 2), got {arr.shape}")
     return arr
+
+
+def _holds_bool(values: Any) -> bool:
+    """Whether a (nested) tuple or list holds a bool, which numpy would take for 0 or 1."""
+    if isinstance(values, (bool, np.bool_)):
+        return True
+    return isinstance(values, (tuple, list)) and any(_holds_bool(v) for v in values)
