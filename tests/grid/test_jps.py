@@ -578,6 +578,15 @@ def test_weighted_grid_raises():
         jps(grid, (0, 0), (1, 1))
 
 
+@pytest.mark.parametrize("method", ["jps", "jps2"])
+def test_the_refusal_of_another_grid_carries_no_lookup_error(method):
+    """The error is the whole story: no 'KeyError: _jump_grid' printed above it."""
+    grid = wf.Grid(np.ones((3, 3), dtype=bool), diagonal="always")
+    with pytest.raises(InvalidGridError) as info:
+        GridSearch(grid).find_path((0, 0), (2, 2), method=method)
+    assert info.value.__context__ is None and info.value.__cause__ is None
+
+
 def test_not_a_grid_raises():
     with pytest.raises(InvalidGridError):
         JPSPlus.build(np.ones((3, 3), dtype=bool))

@@ -96,6 +96,8 @@ def _find_path_jps(grid: Grid, start: Any, goal: Any, *, workspace: Workspace | 
     try:
         jg = grid.__dict__["_jump_grid"]
     except (AttributeError, KeyError):
+        jg = None
+    if jg is None:   # outside the handler: a refusal does not carry the KeyError along
         jg = jump_grid(grid)
     if workspace is None:
         ws = thread_workspace(jg.size)
