@@ -9,7 +9,9 @@ from hypothesis import HealthCheck, given, settings
 from strategies import TERRAIN, seeded_cost_problems
 
 import wayfinding as wf
+from wayfinding.errors import InvalidGridError
 from wayfinding.grid import GridSearch
+from wayfinding.grid.methods import EXACT, make_solver
 
 RULES = ["never", "no_corner_cutting", "allow_one_blocked", "always"]
 OPTIMAL = ["astar", "dijkstra", "bidirectional"]
@@ -131,3 +133,54 @@ def test_components_agree_with_reachability(rule, case):
     comp = grid.components
     same = comp == comp[start[1], start[0]]
     np.testing.assert_array_equal(same, reach)
+
+
+def degenerate_costs(rng, rule_uniform):
+    """Thin, tiny and nearly walled maps: 1 x N, N x 1, 2 x 2, 2 x N and N x N with most
+    cells blocked, with the start and goal drawn from the border cells half of the time."""
+    h, w = [(1, int(rng.integers(1, 70))), (int(rng.integers(1, 70)), 1), (2, 2),
+            (2, int(rng.integers(2, 70))), tuple(int(v) for v in rng.integers(3, 40, 2))][
+        int(rng.integers(5))]
+    free = rng.random((h, w)) >= rng.choice([0.0, 0.15, 0.4, 0.8])
+    costs = np.where(free, 1.0 if rule_uniform else rng.choice([1.0, 2.0, 7.5], (h, w)), np.inf)
+    cells = np.argwhere(free)
+    if rng.random() < 0.5:
+        cells = cells[(cells[:, 0] == 0) | (cells[:, 0] == h - 1) | (cells[:, 1] == 0)
+                      | (cells[:, 1] == w - 1)]
+    return costs, cells
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(4))
+def test_every_exact_method_on_degenerate_maps(seed):
+    """Every exact method by name (make_solver), on the maps and rules it supports, against
+    scipy's Dijkstra on the move graph built from the written rules; the bounded methods
+    within their documented bounds."""
+    rng = np.random.default_rng(seed)
+    for _ in range(60):
+        rule = RULES[int(rng.integers(4))]
+        costs, cells = degenerate_costs(rng, rng.random() < 0.5)
+        if not len(cells):
+            continue
+        grid = wf.Grid(costs, diagonal=rule)
+        pairs = [(tuple(int(v) for v in cells[rng.integers(len(cells))][::-1]),
+                  tuple(int(v) for v in cells[rng.integers(len(cells))][::-1]))
+                 for _ in range(4)]
+        for method in sorted(EXACT) + ["weighted_astar", "jps_plus_buckets"]:
+            try:
+                solve = make_solver(grid, method, progress=False)
+            except InvalidGridError:      # a method for other maps or rules
+                continue
+            for start, goal in pairs:
+                want = oracle_costs(costs, rule, start)[goal[1], goal[0]]
+                try:
+                    r = solve(start, goal)
+                except InvalidGridError as err:   # online JPS refuses other maps per query
+                    assert method in ("jps", "jps2") and err.__context__ is None
+                    break
+                assert r.found == math.isfinite(want), (method, start, goal)
+                if not r.found:
+                    continue
+                bound = {"weighted_astar": 2 * want, "jps_plus_buckets": want + 0.1}
+                assert want - 1e-9 <= r.cost <= bound.get(method, want) + 1e-9 * max(1, want), \
+                    (method, rule, start, goal, r.cost, want)
