@@ -240,3 +240,16 @@ def test_memory_grows_with_nodes_and_links_not_components_times_nodes():
     assert len(et.arrays[_key(0, "centre")]) == n
     assert peak < 4 * et.nbytes + 2e6, (peak, et.nbytes)
     assert et.find_path(0, n - 1).cost == n - 1
+
+
+def test_steps_below_the_rounding_of_the_distances_never_loop():
+    # As for the path tables: the exits went round the 1e-20 cycle and the walk raised.
+    xy = np.array([[0.0, 0.0], [1e-20, 0.0], [1.0, 0.0]])
+    g = CSRGraph.from_edges(3, [0, 1, 0, 1], [1, 0, 2, 2], [1e-20, 1e-20, 1.0, 1.0], coords=xy)
+    tables = CSRExitTables.build(g, tile_size=0.5)
+    for a in (0, 1):
+        r = tables.find_path(a, 2)
+        assert r.found and r.path.tolist() == [a, 2] and r.cost == 1.0
+    chain = CSRGraph.from_edges(3, [0, 1], [1, 2], [1e-20, 1.0], coords=xy)
+    with pytest.raises(InvalidGridError, match="lowers its distance"):
+        CSRExitTables.build(chain, tile_size=0.5)

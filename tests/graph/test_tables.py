@@ -150,3 +150,17 @@ def test_island_pruned_by_zones():
     zt = CSRZoneTable.build(g, zones=[0, 0, 0, 1, 1])
     r = zt.find_path(0, 4)
     assert not r.found and r.stats.expanded == 1 and not zt.reachable(0, 4)
+
+
+def test_steps_below_the_rounding_of_the_distances_never_loop():
+    # 0 <-> 1 costs 1e-20 each way, below the rounding of the distance 1 to node 2: the
+    # lowest-id tie was 0 -> 1 -> 0 ..., and the walk raised a RuntimeError.
+    g = CSRGraph.from_edges(3, [0, 1, 0, 1], [1, 0, 2, 2], [1e-20, 1e-20, 1.0, 1.0])
+    table = CSRPathTable.build(g)
+    for a in (0, 1):
+        r = table.find_path(a, 2)
+        assert r.found and r.path.tolist() == [a, 2] and r.cost == 1.0
+    # Where only such a step leads on, no table can step down to the goal: refused.
+    chain = CSRGraph.from_edges(3, [0, 1], [1, 2], [1e-20, 1.0])
+    with pytest.raises(InvalidGridError, match="lowers its distance"):
+        CSRPathTable.build(chain)

@@ -5,10 +5,12 @@ The tables answer a path query with no search: ``next[a, b]`` is the node to ste
 length).  ``dist[a, b]`` is the optimal cost (a perfect A* heuristic).
 
 **Tie rule.**  Among the out-neighbours ``v`` of ``a`` whose move cost ``w(a, v) + dist[v,
-b]`` equals the optimum (within a relative ``1e-12``, the rounding of the summed costs), the
-first move is the lowest node id ``v``.  With positive edge weights every move lowers the
-remaining cost, so repeated look-ups reach ``b`` (every sub-path of an optimal path is optimal).
-Zero-weight edges are refused: a zero-cost cycle would make the rule loop.
+b]`` equals the optimum (within a relative ``1e-12``, the rounding of the summed costs) and
+whose ``dist[v, b]`` is below ``dist[a, b]``, the first move is the lowest node id ``v``.
+Every move lowers the remaining cost, so repeated look-ups reach ``b`` (every sub-path of an
+optimal path is optimal).  Zero-weight edges are refused, and so is a graph where from some
+node no optimal move lowers the distance (its weights below the rounding of the distances):
+a cycle of them would make the rule loop.
 
 **Memory.**  ``8 n²`` bytes of float64 distances plus ``n²`` next-hop entries in the smallest
 signed integer type that holds ``n - 1`` (int8, int16 or int32): about 1 GB at 10,000
@@ -58,7 +60,9 @@ def first_moves(graph: CSRGraph, dist_to: np.ndarray, *, slots: bool = False) ->
     ``dist_to``: ``(n, k)`` float64 costs d(x, goal_j) (inf: unreachable).  Returns ``(n, k)``
     int64: the chosen out-neighbour's node id (``slots=False``) or its position among the
     node's out-edges (``slots=True``); -1 where the goal is unreachable or is the node itself
-    (d = 0).  Vectorised over blocks of edges; O(m k) time.
+    (d = 0).  A move must lower d, so the moves always lead to the goal: a node whose every
+    optimal move keeps d (an edge weight below the rounding of d) raises
+    :class:`InvalidGridError`.  Vectorised over blocks of edges; O(m k) time.
     """
     n, k = dist_to.shape
     out = np.full((n, k), -1, dtype=np.int64)
@@ -82,7 +86,7 @@ def first_moves(graph: CSRGraph, dist_to: np.ndarray, *, slots: bool = False) ->
         owner = np.repeat(np.arange(len(block)), deg[block])
         with np.errstate(invalid="ignore"):
             tie = cand <= best[owner] * (1 + TIE_RTOL)
-        tie &= np.isfinite(cand)
+        tie &= np.isfinite(cand) & (dist_to[tgt] < dist_to[block][owner])
         key = tgt * (1 << 20) + (np.arange(e0, e1) - graph.indptr[block][owner])
         big = np.iinfo(np.int64).max
         pick = np.minimum.reduceat(np.where(tie, key[:, None], big), heads, axis=0)
@@ -91,6 +95,13 @@ def first_moves(graph: CSRGraph, dist_to: np.ndarray, *, slots: bool = False) ->
         rows = out[block]
         rows[found] = move[found]
         rows[dist_to[block] == 0] = -1
+        stuck = (rows < 0) & (dist_to[block] > 0) & np.isfinite(dist_to[block])
+        if stuck.any():
+            i, j = np.argwhere(stuck)[0]
+            raise InvalidGridError(
+                f"no step from node {int(block[i])} lowers its distance "
+                f"{float(dist_to[block[i], j])!r} to a goal: edge weights below the rounding "
+                "of the distances would make the moves loop")
         out[block] = rows
         start = stop
     return out
