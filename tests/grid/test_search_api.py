@@ -176,6 +176,12 @@ def test_searches_and_domains_need_a_grid(world):
         GridConstraintDomain(world)
 
 
+@pytest.mark.parametrize("workspace", ["x", 5, np.zeros(100)])
+def test_a_search_refuses_what_is_no_workspace(workspace):
+    with pytest.raises(wf.InvalidQueryError, match="workspace must be a Workspace, got"):
+        GridSearch(MAZE, workspace=workspace)
+
+
 def test_result_repr_and_len():
     r = wf.find_path(MAZE, (0, 0), (6, 0))
     assert "cost=6" in repr(r) and len(r) == 7

@@ -81,6 +81,9 @@ class GridSearch(SingleThread):
     def __init__(self, grid: Grid, *, workspace: Workspace | None = None):
         if not isinstance(grid, Grid):
             raise InvalidQueryError(f"GridSearch needs a Grid, got {type(grid).__name__}")
+        if workspace is not None and not isinstance(workspace, Workspace):
+            raise InvalidQueryError(f"workspace must be a Workspace, got "
+                                    f"{type(workspace).__name__}")
         self.grid = grid
         n = (grid.height + 2) * (grid.width + 2)
         self._ws = workspace if workspace is not None and workspace.size >= n else Workspace(n)
