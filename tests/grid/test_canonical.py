@@ -182,5 +182,8 @@ def test_bad_input():
     for bad in (math.nan, -1, None, "2", True):
         with pytest.raises(InvalidQueryError, match="limit"):
             canonical_flood(grid, (0, 0), limit=bad)
+    for bad in ("x", 5, np.zeros(100)):
+        with pytest.raises(InvalidQueryError, match="workspace must be a Workspace"):
+            canonical_flood(grid, (0, 0), workspace=bad)
     with pytest.raises(InvalidGridError):
         canonical_distance_map(np.ones((3, 3)), (0, 0))

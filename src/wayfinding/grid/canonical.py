@@ -18,6 +18,7 @@ from numpy.typing import ArrayLike
 from .._kernels import _canonical
 from .._kernels._workspace import Workspace
 from .._validate import number
+from ..errors import InvalidQueryError
 from ..results import _fields_equal
 from .grid import Grid
 from .index import require_grid
@@ -59,6 +60,8 @@ def canonical_flood(grid: Grid, sources: ArrayLike, *, limit: float = math.inf,
     require_grid(grid, "canonical Dijkstra")
     cells = _cell_list(grid, sources, "source")
     lim = number("limit", limit, min=0, infinite=True)
+    if workspace is not None and not isinstance(workspace, Workspace):
+        raise InvalidQueryError(f"workspace must be a Workspace, got {type(workspace).__name__}")
     n = (grid.height + 2) * (grid.width + 2)
     ws = workspace if workspace is not None and workspace.size >= n else Workspace(n)
     out = np.full(grid.shape, np.inf)
