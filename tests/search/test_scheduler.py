@@ -242,3 +242,17 @@ def test_bad_budgets_are_refused(name, value, call):
     with pytest.raises(InvalidQueryError, match="max_" if value is not None else "needs"):
         getattr(sched, call)(**budget)
     assert sched._thread is None and sched.stats["frames"] == 0 and req.status == "queued"
+
+
+def test_requests_refuse_a_priority_that_is_no_number_and_a_callback_that_is_no_call():
+    # A NaN priority went into the lane's heap, where it compares false with every other
+    # and the order of the requests around it was lost.
+    sched = PathScheduler(Grid(np.ones((3, 3))))
+    for options in ({"priority": float("nan")}, {"priority": "1"}, {"priority": True},
+                    {"callback": 5}):
+        with pytest.raises(InvalidQueryError):
+            sched.request((0, 0), (2, 2), **options)
+    assert sched.pending == 0
+    first = sched.request((0, 0), (2, 2), priority=-np.inf)
+    second = sched.request((0, 0), (2, 1), priority=np.float32(2.0))
+    assert (first.priority, second.priority) == (-np.inf, 2.0) and sched.pending == 2

@@ -125,3 +125,30 @@ def test_bad_input_and_no_path():
     table = ReservationTable()
     table.reserve([(2, 1)], agent=1)                 # someone parks on the goal
     assert not space_time_astar(grid, (0, 0), (2, 1), table).found
+
+
+def test_reservations_take_integer_steps_and_cells():
+    # A start_time of 1.5 claimed steps 1.5, 2.5, ... that no search step ever meets, so
+    # the claim was silently void; a cell (0.7, 0) was read as (0, 0).
+    grid = Grid.from_ascii("...")
+    table = ReservationTable()
+    for path, start_time in (([(1, 0)], 1.5), ([(0.7, 0)], 0), ([(1, 0), (1,)], 0),
+                             ([(1, 0), ("a", 0)], 0), ([(1, 0)], -1), ([(1, 0)], True)):
+        with pytest.raises(InvalidQueryError):
+            table.reserve(path, start_time=start_time, park=False)
+    assert not any(table.occupied((x, 0), t) for x in range(3) for t in range(4))
+    table.reserve([(1, 0)], start_time=np.int64(1), park=False)
+    assert space_time_astar(grid, (0, 0), (2, 0), table).cost == 3.0   # waits a step
+
+
+def test_space_time_arguments_are_checked_by_name():
+    grid = Grid.from_ascii("...")
+    with pytest.raises(InvalidQueryError, match="ReservationTable"):
+        space_time_astar(grid, (0, 0), (2, 0), table={(1, 0): 1})
+    with pytest.raises(InvalidQueryError, match="callable"):
+        space_time_astar(grid, (0, 0), (2, 0), closed={(1, 0)})
+    for intervals in ([(1,)], [(0.5, 2)], [5]):
+        with pytest.raises(InvalidQueryError, match="interval"):
+            door(intervals, [(1, 0)])
+    with pytest.raises(InvalidQueryError, match="cell"):
+        door([(0, 2)], [(1.5, 0)])

@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from .._validate import count, number, positive_float
-from ..errors import InvalidQueryError
+from ..errors import InvalidQueryError, brief
 from ..grid.grid import Grid
 from ..results import SearchStats, Status
 from .incremental import AnytimePath, ARAStar
@@ -128,7 +128,10 @@ class PathScheduler:
         e = self._edges
         s, g = e.node(start, name="start"), e.node(goal, name="goal")
         near = float(np.hypot(*(e.coords[s] - e.coords[g]))) <= self.short_distance
-        req = PathRequest(start, goal, float(priority), "short" if near else "long", callback)
+        priority = number("priority", priority, infinite=True)
+        if callback is not None and not callable(callback):
+            raise InvalidQueryError(f"callback {brief(callback)} must be callable or None")
+        req = PathRequest(start, goal, priority, "short" if near else "long", callback)
         isl = self._islands
         with self._lock:
             req.order = next(self._counter)

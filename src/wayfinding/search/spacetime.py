@@ -31,8 +31,8 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import count
-from ..errors import InvalidQueryError
+from .._validate import INT64_MAX, count
+from ..errors import InvalidQueryError, brief
 from ..grid.grid import Grid
 from ..grid.rules import DIRECTIONS
 from ..results import PathResult, SearchStats
@@ -50,9 +50,12 @@ class ReservationTable:
 
     def reserve(self, path: Iterable[Any], *, start_time: int = 0, agent: int = 0,
                 park: bool = True) -> None:
-        """Claim each cell of ``path`` at its step (from ``start_time``) and each move
-        between them; with ``park``, the last cell stays claimed from then on."""
-        cells = [(int(c[0]), int(c[1])) for c in path]
+        """Claim each cell of ``path`` (``(x, y)`` integer pairs) at its step (from
+        ``start_time``, an integer >= 0) and each move between them; with ``park``, the last
+        cell stays claimed from then on.  Bad input raises
+        :class:`~wayfinding.errors.InvalidQueryError` and claims nothing."""
+        start_time = count("start_time", start_time, min=0)
+        cells = [_cell(c) for c in path]
         if not cells:
             raise InvalidQueryError("cannot reserve an empty path")
         for i, c in enumerate(cells):
@@ -93,6 +96,11 @@ def space_time_astar(grid: Any, start: Any, goal: Any, table: ReservationTable |
     horizon leaves no path)."""
     if not isinstance(grid, Grid):
         raise InvalidQueryError(f"space-time A* needs a Grid, got {type(grid).__name__}")
+    if table is not None and not isinstance(table, ReservationTable):
+        raise InvalidQueryError(f"table must be a ReservationTable, got {brief(table)}")
+    if closed is not None and not callable(closed):
+        raise InvalidQueryError(f"closed must be a callable closed(cell, t), got "
+                                f"{brief(closed)}")
     table = table if table is not None else ReservationTable()
     s, g = grid.cell(start, name="start"), grid.cell(goal, name="goal")
     for name, c in (("start", s), ("goal", g)):
@@ -153,12 +161,26 @@ def space_time_astar(grid: Any, start: Any, goal: Any, table: ReservationTable |
                       "space_time_astar")
 
 
+def _pair(value: Any, what: str) -> tuple[int, int]:
+    """``value`` as a pair of integers, or :class:`InvalidQueryError` naming it."""
+    try:
+        a, b = value
+        return (count(what, a, min=-INT64_MAX), count(what, b, min=-INT64_MAX))
+    except (TypeError, ValueError, InvalidQueryError):
+        raise InvalidQueryError(f"{what} {brief(value)} must be a pair of integers") from None
+
+
+def _cell(value: Any) -> Cell:
+    return _pair(value, "cell")
+
+
 def door(intervals: Iterable[tuple[int, int]], cells: Iterable[Any]
          ) -> Callable[[Cell, int], bool]:
     """A ``closed`` test for :func:`space_time_astar`: ``cells`` are open only during the
-    steps of ``intervals`` (``(first, last)`` inclusive) and shut at every other step."""
-    spans = [(int(a), int(b)) for a, b in intervals]
-    shut_cells = {(int(c[0]), int(c[1])) for c in cells}
+    steps of ``intervals`` (``(first, last)`` inclusive integer pairs) and shut at every
+    other step."""
+    spans = [_pair(span, "interval") for span in intervals]
+    shut_cells = {_cell(c) for c in cells}
 
     def closed(cell: Cell, t: int) -> bool:
         return cell in shut_cells and not any(a <= t <= b for a, b in spans)
