@@ -152,3 +152,16 @@ def test_space_time_arguments_are_checked_by_name():
             door(intervals, [(1, 0)])
     with pytest.raises(InvalidQueryError, match="cell"):
         door([(0, 2)], [(1.5, 0)])
+
+
+def test_claims_on_the_goal_past_the_horizon_leave_the_path():
+    # The goal must be free from the arrival up to the horizon: a claim at step 50 (or an
+    # agent parking there) with the horizon at 10 left no path at all.
+    grid = Grid.from_ascii("....")
+    passing, parking = ReservationTable(), ReservationTable()
+    passing.reserve([(3, 0)], start_time=50, park=False)
+    parking.reserve([(2, 0), (3, 0)], start_time=9, park=True)
+    assert space_time_astar(grid, (0, 0), (3, 0), passing, horizon=10).cost == 3.0
+    assert space_time_astar(grid, (0, 0), (3, 0), parking, horizon=9).cost == 3.0
+    assert not space_time_astar(grid, (0, 0), (3, 0), parking, horizon=10).found
+    assert space_time_astar(grid, (0, 0), (3, 0), passing, horizon=60).cost == 51.0  # after it
