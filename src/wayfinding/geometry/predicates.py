@@ -45,7 +45,7 @@ def check_coordinates(values: ArrayLike, *, name: str = "coordinates") -> np.nda
     if bad.any():
         v = arr[bad].ravel()[0]
         raise InvalidGeometryError(
-            f"{name} hold {v!r}; coordinates must be finite and 0 or of magnitude "
+            f"{v!r} in {name}: coordinates must be finite and 0 or of magnitude "
             f"between 2**-100 and 2**100 for exact predicates")
     return arr
 
