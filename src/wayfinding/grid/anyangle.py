@@ -99,8 +99,7 @@ class AnyAngle(SingleThread):
             raise InvalidQueryError(f"a path must be an (n, 2) array, got shape {p.shape}")
         if len(p) == 1:
             return self.line_of_sight(p[0], p[0])
-        return all(self.line_of_sight(p[i], p[i + 1])
-                                  for i in range(len(p) - 1))
+        return all(self.line_of_sight(p[i], p[i + 1]) for i in range(len(p) - 1))
 
     @exclusive(algo="method")
     def find_path(self, start: Any, goal: Any, *, method: str = "theta") -> PathResult:
