@@ -469,7 +469,7 @@ def _tile_codes(tiles: Any, shape: tuple[int, ...]) -> np.ndarray:
     return out
 
 
-def cell_path(values: Any, name: str = "path") -> np.ndarray:
+def cell_path(values: Any, *, name: str = "path") -> np.ndarray:
     """A path of cells as a C-contiguous ``(n, 2)`` int64 array (an empty one gives ``(0,
     2)``), unvalidated against any grid; :class:`InvalidQueryError` unless it holds
     ``(x, y)`` pairs of integers (floats, bools and integers beyond 64 bits are refused)."""

@@ -76,7 +76,7 @@ class ReservationTable:
         """Whether someone moves from ``b`` to ``a`` during step ``t`` (a head-on swap)."""
         return (b, a, t) in self._moves
 
-    def claimed_after(self, cell: Cell, t: int, until: float = math.inf) -> bool:
+    def claimed_after(self, cell: Cell, t: int, *, until: float = math.inf) -> bool:
         """Whether ``cell`` is claimed at any step after ``t`` (up to ``until``)."""
         parked = self._parked.get(cell)
         if parked is not None and parked[0] <= until:
@@ -130,7 +130,7 @@ def space_time_astar(grid: Any, start: Any, goal: Any, table: ReservationTable |
         _, _, state = heapq.heappop(heap)
         x, y, t = state
         stats.expanded += 1
-        if (x, y) == g and not table.claimed_after(g, t, last) and t >= goal_shut:
+        if (x, y) == g and not table.claimed_after(g, t, until=last) and t >= goal_shut:
             found = state
             break
         if t >= last:
