@@ -298,3 +298,54 @@ def test_objects_serving_several_threads_copy_and_pickle_after_use():
         expected = call(obj)
         for other in (pickle.loads(pickle.dumps(obj)), copy.deepcopy(obj)):
             assert call(other) == expected, name
+
+
+# ------------------------------------------------- collection inside sys._current_frames()
+
+_COLLECTED_DURING_FRAME_SAMPLING = """
+import gc, sys, threading
+from shapely.geometry import box
+import wayfinding as wf
+from wayfinding.constraints import Constraint, ConstraintSet, Disc
+from wayfinding.grid import GoalBounds, HPAStar, JPSPlus, SubgoalTable
+from wayfinding.grid.generate import maze
+from wayfinding.navmesh import NavMesh
+
+stop = threading.Event()
+def idle(depth):
+    return idle(depth - 1) if depth else stop.wait()
+threads = [threading.Thread(target=idle, args=(4,)) for _ in range(3)]
+for t in threads:
+    t.start()
+near = ConstraintSet([Constraint(Disc((3.5, 2.5), 1.0), 4.0)])
+def used(obj, call):
+    call(obj)
+    obj.cycle = obj          # now only a collection frees it
+for make, call in [
+        (lambda g: JPSPlus.build(g), lambda ix: ix.find_path((0, 0), (8, 6))),
+        (lambda g: HPAStar.build(g, cluster_size=3), lambda ix: ix.find_path((0, 0), (8, 6))),
+        (lambda g: GoalBounds.build(g, workers=1, progress=False),
+         lambda ix: ix.find_path((0, 0), (8, 6))),
+        (lambda g: SubgoalTable.build(g), lambda ix: ix.find_path((0, 0), (8, 6))),
+        (lambda g: NavMesh.build(box(0, 0, 9, 7).difference(box(3, 2, 5, 4))),
+         lambda m: m.find_path((0.5, 0.5), (8.5, 6.5), constraints=near)),
+        (lambda g: g, lambda g: wf.find_path(g, (0, 0), (8, 6), constraints=near))]:
+    used(make(maze(9, 7, seed=1)), call)
+    gc.set_threshold(1)      # the frames made below start a collection
+    sys._current_frames()
+    gc.set_threshold(700)
+stop.set()
+print("done")
+"""
+
+
+def test_objects_freed_by_a_collection_while_frames_are_sampled():
+    """Objects serving several threads keep no ``threading.local``: on CPython before
+    3.11.9, freeing one in a collection started inside ``sys._current_frames()`` (as Dask's
+    profiler samples the threads) hangs the process."""
+    import subprocess
+    import sys
+
+    run = subprocess.run([sys.executable, "-c", _COLLECTED_DURING_FRAME_SAMPLING],
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0 and run.stdout.split() == ["done"], run.stderr

@@ -22,7 +22,6 @@ import numpy as np
 
 from ._io import NpzFile, atomic_write_bytes
 from ._saved import integer, number
-from ._scratch import PerThreadScratch
 from .errors import FileFormatError, IndexFormatError, IndexMismatchError
 
 MAGIC = "wayfinding-index"
@@ -31,7 +30,7 @@ MAGIC = "wayfinding-index"
 _FAMILIES: dict[type, type[Index]] = {}
 
 
-class Index(PerThreadScratch, ABC):
+class Index(ABC):
     """Base of the preprocessed indexes.
 
     A family (grid or graph indexes) sets ``kinds`` (its registry), ``world_type`` and

@@ -21,7 +21,8 @@ import functools
 import inspect
 import threading
 from collections.abc import Callable
-from typing import Any, TypeVar
+from threading import get_ident
+from typing import Any, Generic, TypeVar
 
 from ._deprecated import GENERATED, warn
 from ._kernels._guard import Guard
@@ -31,6 +32,7 @@ from .errors import ConcurrentUseError
 _local = threading.local()
 
 F = TypeVar("F", bound=Callable[..., Any])
+T = TypeVar("T")
 
 
 def thread_workspace(size: int) -> Workspace:
@@ -59,21 +61,39 @@ class SingleThread:
         return obj
 
 
-class PerThreadScratch:
-    """Base of objects meant to serve several threads, keeping each thread's scratch (or
-    query object) in ``self._local``: a copy or a pickle leaves those out, and each thread
-    of the copy makes its own again on first use."""
+class PerThread(Generic[T]):
+    """One value per thread (a thread's scratch or query object), for objects meant to
+    serve several threads.  :meth:`mine` is the calling thread's value (None before
+    :meth:`keep`); a copy or a pickle is empty, so each thread of a copied owner makes its
+    own again on first use.  A finished thread's value is dropped when its ident is reused or
+    the owner is freed.
 
-    def __getstate__(self) -> dict[str, Any]:
-        state = dict(self.__dict__)
-        if "_local" in state:
-            state["_local"] = None
-        return state
+    Not a ``threading.local``: on CPython before 3.11.9, freeing one during a garbage
+    collection that ``sys._current_frames()`` started (Dask's profiler calls it every few
+    milliseconds) deadlocks the process."""
 
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        if "_local" in state:
-            self._local = threading.local()
+    __slots__ = ("_values",)
+
+    def __init__(self) -> None:
+        self._values: dict[int, T] = {}
+
+    def mine(self) -> T | None:
+        """The calling thread's value, or None."""
+        return self._values.get(get_ident())
+
+    def keep(self, value: T) -> T:
+        """Make ``value`` the calling thread's value; returns it."""
+        self._values[get_ident()] = value
+        return value
+
+    def __reduce__(self) -> tuple[type, tuple[()]]:
+        return PerThread, ()
+
+    def __copy__(self) -> PerThread[T]:
+        return PerThread()
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> PerThread[T]:
+        return PerThread()
 
 
 def exclusive(method: F | None = None, /, **renames: str) -> Any:

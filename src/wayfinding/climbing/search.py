@@ -18,7 +18,6 @@ joined to every way onto it and a virtual goal joined from every way off it.
 
 from __future__ import annotations
 
-import threading
 import time
 from collections import Counter
 from collections.abc import Hashable
@@ -28,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from .._kernels import _csrsearch
-from .._scratch import thread_workspace
+from .._scratch import PerThread, thread_workspace
 from .._validate import finite_point, finite_points, number
 from ..errors import InvalidQueryError, brief
 from ..navmesh import NavMesh
@@ -290,7 +289,8 @@ class _Layout:
     weights: np.ndarray
     at: np.ndarray
     hscale: float
-    scratch: threading.local = field(default_factory=threading.local)
+    scratch: PerThread[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = field(
+        default_factory=PerThread, compare=False, repr=False)
 
     __eq__ = _fields_equal
 
@@ -300,7 +300,7 @@ class _Layout:
         edges out of the virtual start; ``coords`` holds ``nodes`` then the two virtual
         nodes."""
         size = len(self.indices)
-        mine = getattr(self.scratch, "arrays", None)
+        mine = self.scratch.mine()
         if mine is None or len(mine[1]) < size + starts:
             room = size + max(starts, 8)
             indices, weights = np.empty(room, np.int32), np.empty(room)
@@ -309,7 +309,7 @@ class _Layout:
             indptr[:-2] = self.indptr
             coords = np.empty((len(nodes) + 2, 3))
             coords[:-2] = nodes
-            mine = self.scratch.arrays = (indptr, indices, weights, coords)
+            mine = self.scratch.keep((indptr, indices, weights, coords))
         return mine
 
 

@@ -16,11 +16,13 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from functools import cached_property
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 
 from .._arrays import concatenated_ranges
+from .._scratch import PerThread
 from .._validate import choice, finite_float, finite_point
 from ..constraints import BASE, SAMPLES, ConstraintSet
 from ..errors import InvalidGridError, InvalidQueryError, brief
@@ -128,7 +130,7 @@ class ConstraintDomain:
             arr.flags.writeable = False
         self._lock = threading.Lock()
         self._fields: OrderedDict[tuple, tuple[Any, np.ndarray, np.ndarray]] = OrderedDict()
-        self._scratch = threading.local()
+        self._scratch: PerThread[SimpleNamespace] = PerThread()
 
     def __getstate__(self) -> dict[str, Any]:
         """The domain without its lock, cached fields and per-thread scratch (made again
@@ -140,7 +142,7 @@ class ConstraintDomain:
         self.__dict__.update(state)
         self._lock = threading.Lock()
         self._fields = OrderedDict()
-        self._scratch = threading.local()
+        self._scratch = PerThread()
 
     # -- data -------------------------------------------------------------------------
     @property
@@ -490,14 +492,13 @@ class ConstraintDomain:
         """This thread's query arrays, holding the costs of ``field`` at ``t``: a copy of
         the background with the transitions near the constraints costed again (when the
         set or the time changed since this thread's last query)."""
-        sc = self._scratch
         indptr, indices, where, _ = self._layout
-        if getattr(sc, "weights", None) is None:
-            sc.indices = np.array(indices)
-            sc.weights = np.full(len(indices), np.inf)
-            sc.coords = np.zeros((self.num_nodes + 2, 2))
+        sc = self._scratch.mine()
+        if sc is None:
+            sc = self._scratch.keep(SimpleNamespace(
+                indices=np.array(indices), weights=np.full(len(indices), np.inf),
+                coords=np.zeros((self.num_nodes + 2, 2)), key=None))
             sc.coords[:self.num_nodes] = self._points
-            sc.key = None
         if self._goal_dependent:
             sc.key = None
             sc.weights[where] = self.costs(field, t=t, goal=int(goals[0]) if len(goals)

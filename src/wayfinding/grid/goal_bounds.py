@@ -19,7 +19,6 @@ import io
 import json
 import os
 import sys
-import threading
 import time
 from typing import Any
 
@@ -29,6 +28,7 @@ from .. import _saved
 from .._index import check_world
 from .._io import NpzFile, atomic_write_bytes
 from .._kernels import _goal_bounds
+from .._scratch import PerThread
 from .._validate import count, number
 from ..errors import (
     FileFormatError,
@@ -107,7 +107,7 @@ class GoalBounds(GridIndex):
     def __init__(self, grid: Grid, arrays: dict[str, np.ndarray], options: dict[str, Any],
                  build_time: float):
         super().__init__(grid, arrays, options, build_time)
-        self._local = threading.local()
+        self._local: PerThread[GridSearch] = PerThread()
 
     @property
     def boxes(self) -> np.ndarray:
@@ -199,9 +199,7 @@ class GoalBounds(GridIndex):
         Endpoints and outcomes as :meth:`GridSearch.find_path`.  Each calling thread gets
         its own search scratch, so one index serves many threads.
         """
-        search = getattr(self._local, "search", None)
-        if search is None:
-            search = self._local.search = GridSearch(self.grid)
+        search = self._local.mine() or self._local.keep(GridSearch(self.grid))
         r = search.find_path(start, goal, record=record, bounds=self)
         return PathResult(r.path, r.cost, r.found, r.stats, "astar_gb", r.expanded_nodes,
                           r.open_nodes)

@@ -49,7 +49,6 @@ target); the compiled searches break ties in f toward larger g.
 from __future__ import annotations
 
 import math
-import threading
 import time
 from typing import Any
 
@@ -59,6 +58,7 @@ from .. import _saved
 from .._deprecated import positional_options
 from .._kernels import _canonical, _gridops, _gridsearch, _hpa_search
 from .._kernels._workspace import Workspace
+from .._scratch import PerThread
 from .._validate import count
 from ..errors import IndexFormatError, InvalidGridError, InvalidQueryError
 from ..graph.csr import CSRGraph
@@ -507,7 +507,7 @@ class HPAStar(GridIndex):
         super().__init__(world, arrays, options, build_time)
         self.layout = _Layout(world.shape, options["cluster_size"], options["levels"],
                               options["group"])
-        self._local = threading.local()
+        self._local: PerThread[_Scratch] = PerThread()
         self._regions: dict[int, _Region] = {}
         self._legs: dict[tuple[int, int], np.ndarray] = {}
         self._zone: np.ndarray | None = None
@@ -708,11 +708,7 @@ class HPAStar(GridIndex):
         return cells, exp, gen
 
     def _scratch(self) -> _Scratch:
-        sc = getattr(self._local, "scratch", None)
-        if sc is None:
-            sc = _Scratch(self)
-            self._local.scratch = sc
-        return sc
+        return self._local.mine() or self._local.keep(_Scratch(self))
 
     def find_path(self, start: Any, goal: Any, *, smooth: bool = False,
                   refine: str = "corridor") -> PathResult:

@@ -16,7 +16,6 @@ point.  Ties in f are broken toward larger g, so results are deterministic.
 from __future__ import annotations
 
 import math
-import threading
 import time
 from typing import Any
 
@@ -28,7 +27,7 @@ from .._index import check_world
 from .._kernels import _jps, _jps_plus
 from .._kernels._codes import BAD_START, FAILED, FOUND
 from .._kernels._workspace import Workspace
-from .._scratch import thread_workspace
+from .._scratch import PerThread, thread_workspace
 from .._validate import positive_float
 from ..errors import IndexFormatError, InvalidGridError, InvalidQueryError
 from ..results import PathResult, SearchStats, empty_path
@@ -154,7 +153,7 @@ class JPSPlus(GridIndex):
                  build_time: float):
         super().__init__(grid, arrays, options, build_time)
         self._n = (grid.height + 2) * (grid.width + 2)
-        self._local = threading.local()
+        self._local: PerThread[_jps_plus.PlusScratch] = PerThread()
         # Narrowest bucket width whose ring stays within MAX_BUCKETS.
         self._min_width = 2.0 * math.sqrt(2.0) * (max(grid.shape) + 2) / (MAX_BUCKETS - 4)
 
@@ -197,11 +196,8 @@ class JPSPlus(GridIndex):
 
     def scratch(self) -> _jps_plus.PlusScratch:
         """This thread's query state (created on first use; ``nbytes`` tells its size)."""
-        scratch = getattr(self._local, "scratch", None)
-        if scratch is None:
-            scratch = self._local.scratch = _jps_plus.PlusScratch(
-                self.arrays["dist"], self.grid.moves, self.grid.components, self.grid.width + 2)
-        return scratch
+        return self._local.mine() or self._local.keep(_jps_plus.PlusScratch(
+            self.arrays["dist"], self.grid.moves, self.grid.components, self.grid.width + 2))
 
     def find_path(self, start: Any, goal: Any, *, buckets: bool = False,
                   bucket_width: float = 0.1, bounds: Any = None,
@@ -243,7 +239,7 @@ class JPSPlus(GridIndex):
             width = bucket_width if type(bucket_width) is float \
                 and self._min_width <= bucket_width < math.inf \
                 else self._check_bucket_width(bucket_width)
-        scratch = getattr(self._local, "scratch", None) or self.scratch()
+        scratch = self._local.mine() or self.scratch()
         gx, gy = goal
         try:
             status, cost, exp, gen, upd, reo, mo = scratch.search(start[0], start[1], gx, gy,

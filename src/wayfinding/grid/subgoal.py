@@ -27,7 +27,6 @@ over the top-level subgoals joined to the start and to the goal.
 
 from __future__ import annotations
 
-import threading
 import time
 from typing import Any, ClassVar
 
@@ -35,6 +34,7 @@ import numpy as np
 
 from .. import _saved
 from .._kernels import _subgoal_build, _subgoal_query, _subgoal_table
+from .._scratch import PerThread
 from .._validate import count
 from ..errors import IndexFormatError, InvalidQueryError
 from ..results import PathResult, SearchStats, Status, empty_path
@@ -80,7 +80,7 @@ class SubgoalGraph(GridIndex):
     def __init__(self, grid: Grid, arrays: dict[str, np.ndarray], options: dict[str, Any],
                  build_time: float):
         super().__init__(grid, arrays, options, build_time)
-        self._local = threading.local()
+        self._local: PerThread[_subgoal_query.SubgoalQuery] = PerThread()
         self._top = int(arrays["top_level"][0])
         self._xy = np.ascontiguousarray(arrays["subgoals"], dtype=np.int32)
         wp = grid.width + 2
@@ -169,14 +169,13 @@ class SubgoalGraph(GridIndex):
 
     # ------------------------------------------------------------------ queries
     def _query(self) -> _subgoal_query.SubgoalQuery:
-        q = getattr(self._local, "query", None)
+        q = self._local.mine()
         if q is None:
             a = self.arrays
-            q = _subgoal_query.SubgoalQuery(
+            q = self._local.keep(_subgoal_query.SubgoalQuery(
                 self.grid.moves, a["clearance"], a["subgoal_id"], self.grid.width + 2,
                 self._cells, self._xy, a["level"], a["indptr"], a["core_end"], a["targets"],
-                a["costs"], self._top, self._components)
-            self._local.query = q
+                a["costs"], self._top, self._components))
         return q
 
     def find_path(self, start: Any, goal: Any, *, record: bool = False) -> PathResult:
@@ -354,7 +353,7 @@ class SubgoalTable(GridIndex):
     def __init__(self, grid: Grid, arrays: dict[str, np.ndarray], options: dict[str, Any],
                  build_time: float):
         super().__init__(grid, arrays, options, build_time)
-        self._local = threading.local()
+        self._local: PerThread[_subgoal_table.TableQuery | _GraphSearch] = PerThread()
         self.graph = SubgoalGraph(grid, {k: arrays[k] for k in _GRAPH_ARRAYS}, {"levels": 2},
                                   build_time)
         """The two-level :class:`SubgoalGraph` the table is built on (sharing its arrays)."""
@@ -421,17 +420,16 @@ class SubgoalTable(GridIndex):
 
     # ------------------------------------------------------------------ queries
     def _query(self) -> _subgoal_table.TableQuery | _GraphSearch:
-        q = getattr(self._local, "query", None)
+        q = self._local.mine()
         if q is None and not self.has_table:
-            q = self._local.query = _GraphSearch(self.graph, self.algorithm)
+            q = self._local.keep(_GraphSearch(self.graph, self.algorithm))
         if q is None:
             a, g = self.arrays, self.graph
-            q = _subgoal_table.TableQuery(
+            q = self._local.keep(_subgoal_table.TableQuery(
                 self.grid.moves, a["clearance"], a["subgoal_id"], self.grid.width + 2,
                 g._cells, g._xy, a["level"], a["indptr"], a["core_end"], a["targets"], a["costs"],
                 g.top_level, self._top_index, a["table"], self.grid.components, PathResult,
-                SearchStats, self.algorithm, Status.FOUND, Status.FAILED)
-            self._local.query = q
+                SearchStats, self.algorithm, Status.FOUND, Status.FAILED))
         return q
 
     def find_path(self, start: Any, goal: Any) -> PathResult:
@@ -444,14 +442,11 @@ class SubgoalTable(GridIndex):
         islands give ``found=False`` without searching.  Without a table
         (:attr:`has_table` false) the two-level graph is searched.
         """
-        try:
-            r = self._local.query.find_path(start, goal)
-        except AttributeError:
-            r = self._query().find_path(start, goal)
+        r = (self._local.mine() or self._query()).find_path(start, goal)
         if r.__class__ is int:
             a = self.grid.cell(start, name="start", passable=True)
             b = self.grid.cell(goal, name="goal", passable=True)
-            r = self._local.query.find_path(a, b)
+            r = self._query().find_path(a, b)
             if r.__class__ is int:  # pragma: no cover - the cells were checked above
                 raise InvalidQueryError(f"cells {a} and {b} cannot be queried")
         return r

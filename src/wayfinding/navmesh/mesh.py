@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import math
 import os
-import threading
 import time
 from dataclasses import KW_ONLY, dataclass
 from functools import cached_property
@@ -27,7 +26,7 @@ from .. import _saved
 from .._deprecated import positional_options, renamed_keywords, warn
 from .._io import read_npz, write_npz
 from .._kernels import _navmesh
-from .._scratch import PerThreadScratch
+from .._scratch import PerThread
 from .._validate import INT64_MAX, allocation, choice, count, finite_points, positive_float
 from ..constraints import ConstraintSet
 from ..errors import (
@@ -133,7 +132,7 @@ def checked_links(links: Any, *, dims: int,
     return tuple(out)
 
 
-class NavMesh(PerThreadScratch):
+class NavMesh:
     """Convex polygons covering a walkable area, with their shared edges.
 
     Arrays (read-only):
@@ -184,7 +183,7 @@ class NavMesh(PerThreadScratch):
                                      else np.asarray(link_polygons, dtype=np.int32))
         self.build_time = float(build_time)
         self.source_walls: tuple[np.ndarray, ...] | None = None
-        self._local = threading.local()
+        self._local: PerThread[NavMeshQuery] = PerThread()
 
     # ------------------------------------------------------------------ building
     @classmethod
@@ -509,10 +508,7 @@ class NavMesh(PerThreadScratch):
     # ------------------------------------------------------------------ queries
     def _query(self) -> NavMeshQuery:
         """This thread's :class:`NavMeshQuery` on the mesh, made on first use."""
-        q = getattr(self._local, "query", None)
-        if q is None:
-            q = self._local.query = NavMeshQuery(self)
-        return q
+        return self._local.mine() or self._local.keep(NavMeshQuery(self))
 
     @overload
     def find_path(self, start: ArrayLike, goal: ArrayLike, *, filter: QueryFilter = ...,

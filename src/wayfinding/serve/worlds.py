@@ -4,18 +4,17 @@ own in :mod:`.grids`, :mod:`.meshes` and :mod:`.voxels`)."""
 from __future__ import annotations
 
 import json
-import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import Any, ClassVar, TypeVar
 
-from .._scratch import PerThreadScratch
+from .._scratch import PerThread
 from .limits import Limits, Refused
 
 T = TypeVar("T")
 
 
-class World(PerThreadScratch, ABC):
+class World(ABC):
     """A loaded world: its ``kind``, the ``queries`` (route names) it answers, its path
     ``methods``, and one query object per thread (:meth:`own`) over read-only data."""
 
@@ -28,13 +27,13 @@ class World(PerThreadScratch, ABC):
     def __init__(self, name: str, methods: list[str]):
         self.name = name
         self.methods = methods
-        self._local = threading.local()
+        self._local: PerThread[dict[Any, Any]] = PerThread()
 
     def own(self, key: Any, make: Callable[[], T]) -> T:
         """This thread's object ``key``, made by ``make()`` on the thread's first call."""
-        mine: dict[Any, Any] | None = getattr(self._local, "objects", None)
+        mine = self._local.mine()
         if mine is None:
-            mine = self._local.objects = {}
+            mine = self._local.keep({})
         if key not in mine:
             mine[key] = make()
         made: T = mine[key]

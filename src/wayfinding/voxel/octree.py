@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import math
 import os
-import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -44,6 +43,7 @@ import numpy as np
 
 from .._index import Index, check_world
 from .._kernels import _svo
+from .._scratch import PerThread
 from .._validate import count
 from ..errors import IndexFormatError, InvalidGridError, InvalidQueryError, brief
 from ..progress import progress as progress_bar
@@ -251,7 +251,7 @@ class SparseVoxelOctree(Index):
                                         .astype(np.int32))
         for a in arrays.values():
             a.flags.writeable = False
-        self._local = threading.local()
+        self._local: PerThread[_svo.SvoQuery] = PerThread()
 
     @staticmethod
     def describe_world(world: Any) -> dict[str, Any]:
@@ -385,12 +385,11 @@ class SparseVoxelOctree(Index):
 
     # ------------------------------------------------------------------ queries
     def _query(self) -> _svo.SvoQuery:
-        q = getattr(self._local, "query", None)
+        q = self._local.mine()
         if q is None:
             a = self.arrays
-            q = _svo.SvoQuery(a["child"], a["neighbours"], a["leaves"],
-                              a["layer_start"], self._lo, self._layer)
-            self._local.query = q
+            q = self._local.keep(_svo.SvoQuery(a["child"], a["neighbours"], a["leaves"],
+                                               a["layer_start"], self._lo, self._layer))
         return q
 
     def locate(self, cell: Any) -> int:

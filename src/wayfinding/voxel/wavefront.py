@@ -66,7 +66,6 @@ Python over numpy, about 0.6 ms a box.
 from __future__ import annotations
 
 import math
-import threading
 import time
 from dataclasses import dataclass
 from functools import cached_property
@@ -75,7 +74,7 @@ from typing import Any
 import numpy as np
 
 from .._kernels import _csrsearch
-from .._scratch import PerThreadScratch, thread_workspace
+from .._scratch import PerThread, thread_workspace
 from .._validate import count, finite_point
 from ..errors import InvalidGridError, InvalidQueryError
 from ..results import PathResult, SearchStats, Status
@@ -283,7 +282,7 @@ class VoxelRegions:
         return True, pts, stats
 
 
-class _PortalGraph(PerThreadScratch):
+class _PortalGraph:
     """The search graph of a decomposition, built once: a node per portal (at the centre of
     its rectangle, voxel units) joined to every other portal of each of its two regions at
     their distance, and a hub node per region joined both ways to the region's portals.  A
@@ -333,16 +332,14 @@ class _PortalGraph(PerThreadScratch):
         np.cumsum(np.bincount(src, minlength=k + n), out=self.indptr[1:])
         self.indices = np.ascontiguousarray(dst[order], np.int32)
         self.weights = np.ascontiguousarray(weights[order])
-        self._local = threading.local()
+        self._local: PerThread[tuple[np.ndarray, np.ndarray]] = PerThread()
 
     def search(self, s: np.ndarray, g: np.ndarray, rs: int, rg: int
                ) -> tuple[bool, np.ndarray, SearchStats]:
         """Compiled A* from ``s`` in region ``rs`` to ``g`` in region ``rg``: whether a path
         exists, the portals it crosses (``int64[m]``) and the search's counters."""
-        arrays = getattr(self._local, "arrays", None)
-        if arrays is None:
-            arrays = self._local.arrays = (self.weights.copy(), self.coords.copy())
-        w, coords = arrays
+        w, coords = self._local.mine() \
+            or self._local.keep((self.weights.copy(), self.coords.copy()))
         hs, hg = self.hub + rs, self.hub + rg
         at_s = slice(self.first[rs], self.first[rs + 1])
         at_g = slice(self.first[rg], self.first[rg + 1])
