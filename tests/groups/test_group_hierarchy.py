@@ -105,6 +105,30 @@ def test_bad_input(call, match):
         call(g, ids)
 
 
+def test_an_agent_or_a_group_appears_once_in_a_tree():
+    inner = AgentGroup([1, 2])
+    outer = AgentGroup([inner, 5])
+    for refused, match in [(lambda: outer.add(1), "agent 1 is already"),
+                           (lambda: inner.add(5), "agent 5 is already"),
+                           (lambda: outer.add(AgentGroup([AgentGroup([2])])), "agent 2"),
+                           (lambda: AgentGroup([inner, 2]), "agent 2"),
+                           (lambda: outer.add(AgentGroup([inner])), "group may appear")]:
+        with pytest.raises(InvalidQueryError, match=match):
+            refused()
+        assert outer.agents.tolist() == [1, 2, 5] and len(outer) == 2
+    empty = AgentGroup([])
+    outer.add(AgentGroup([empty]))
+    with pytest.raises(InvalidQueryError, match="group may appear"):
+        inner.add(empty)
+    with pytest.raises(InvalidQueryError, match="agent 2") as caught:
+        AgentGroup([inner, 8, 2])  # refused, though its traceback keeps it alive
+    inner.add(8)                   # new to the tree: taken, and seen from the top
+    assert outer.agents.tolist() == [1, 2, 8, 5] and caught.value
+    outer.remove(inner)            # no longer in outer's tree: 1 may join outer
+    outer.add(1)
+    assert outer.agents.tolist() == [5, 1] and inner.agents.tolist() == [1, 2, 8]
+
+
 def test_cycles_and_unknown_agents_are_refused():
     crowd, ids = make_crowd(2)
     inner = AgentGroup([ids[0]])

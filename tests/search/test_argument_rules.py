@@ -10,6 +10,12 @@ from wayfinding import AdjacencyGraph
 from wayfinding.errors import InvalidQueryError
 from wayfinding.grid import Grid, GridSearch
 from wayfinding.search import ContinuousPlanner, MovingObstacle, astar, space_time_astar
+from wayfinding.search.generic import reachable_costs
+from wayfinding.search.hierarchical import (
+    hierarchical_path,
+    hierarchical_path_exclusions,
+    hierarchical_step,
+)
 from wayfinding.search.incremental import ADStar, ARAStar
 from wayfinding.search.lowmem import ida_star, memory_bounded_astar, sma_star
 from wayfinding.search.scheduler import PathScheduler
@@ -112,3 +118,23 @@ def test_generic_search_arguments_on_a_csr_graph():
         with pytest.raises(InvalidQueryError, match="bucket width"):
             astar(g, 0, 2, queue="bucket", bucket_width=width)
     assert find_path(g, 0, {2}).cost == 2.0
+
+
+@pytest.mark.parametrize("run", [
+    lambda g: astar(g, "a", "d"),
+    lambda g: ida_star(g, "a", "d"),
+    lambda g: memory_bounded_astar(g, "a", "d", max_open=4),
+    lambda g: sma_star(g, "a", "d", max_nodes=4),
+    lambda g: reachable_costs(g, "a"),
+], ids=["astar", "ida_star", "memory_bounded_astar", "sma_star", "reachable_costs"])
+@pytest.mark.parametrize("graph", [{"a": [("b", 1)]}, None, GRID.costs])
+def test_a_search_refuses_what_is_no_graph(run, graph):
+    with pytest.raises(InvalidQueryError, match="successors"):
+        run(graph)
+
+
+@pytest.mark.parametrize("run", [hierarchical_path, hierarchical_step,
+                                 hierarchical_path_exclusions])
+def test_hierarchical_searches_refuse_what_is_no_hierarchy(run):
+    with pytest.raises(InvalidQueryError, match="HierarchicalGraph"):
+        run(CHAIN, "a", "d")

@@ -308,6 +308,22 @@ def test_a_cost_lowered_to_zero_leaves_the_way_found():
     assert planner.replan().cost == 2.0
 
 
+@pytest.mark.parametrize("cls", [LPAStar, DStarLite, ARAStar, ADStar])
+def test_start_equal_to_goal_on_a_blocked_cell_has_no_path(cls):
+    """As when either end alone is blocked: no path, until the cell is freed (then cost 0),
+    and none again once it is blocked."""
+    grid = Grid.from_ascii("...\n.#.\n...")
+    planner, r = planned(cls, grid, (1, 1), (1, 1))
+    assert not r.found and r.cost == math.inf and len(r.path) == 0
+    again = planner.plan if cls in (ARAStar, ADStar) else planner.replan
+    planner.update_costs({(1, 1): 2.0})
+    r = again()
+    assert r.found and r.cost == 0.0 and r.path.tolist() == [[1, 1]]
+    planner.update_costs({(1, 1): math.inf})
+    assert not again().found
+    assert planned(cls, grid, (0, 0), (0, 0))[1].path.tolist() == [[0, 0]]
+
+
 def test_few_expansions_after_a_change_near_the_agent():
     grid = generated_grid("caves")
     far = max(generated_scen("caves"), key=lambda p: p.optimal)

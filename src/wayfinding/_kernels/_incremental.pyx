@@ -1412,6 +1412,8 @@ cdef class IncrementalCore:
         total[0] = 0.0
         if self.g_of(s) == INFINITY and (not self.known(s) or self.nodes[self.ix(s)].rhs == INFINITY):
             return 0
+        if self.grid and self.cell(root) == INFINITY:   # s == root, blocked: no way
+            return 0
         if self.cap_route == 0:
             self.grow_route()
         route, edges = self.route, self.route_edges

@@ -24,6 +24,7 @@ stage of period k runs on the steps ``phase, phase + k, ...`` only (a partial up
 from __future__ import annotations
 
 import math
+import weakref
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Union
@@ -110,9 +111,10 @@ def _check_member(member: Any) -> Member:
 class AgentGroup:
     """A group of agents (crowd ids) and of other groups, in a formation.
 
-    ``members``: agent ids and :class:`AgentGroup` s (each at most once, no group inside
-    itself); ``shape``: the formation its members hold (fitted to their number as they
-    join and leave; ``None``: none); ``pipeline``: its update stages (``None``: none).
+    ``members``: agent ids and :class:`AgentGroup` s (each agent and group at most once in
+    the whole tree of groups it belongs to, no group inside itself); ``shape``: the
+    formation its members hold (fitted to their number as they join and leave; ``None``:
+    none); ``pipeline``: its update stages (``None``: none).
     """
 
     def __init__(self, members: Iterable[Any], *, shape: FormationShape | None = None,
@@ -122,6 +124,7 @@ class AgentGroup:
         if pipeline is not None and not isinstance(pipeline, Pipeline):
             raise InvalidQueryError(f"pipeline {brief(pipeline)} must be a Pipeline or None")
         self._members: list[Member] = []
+        self._parents: weakref.WeakSet[AgentGroup] = weakref.WeakSet()
         self._base = shape
         self.shape: FormationShape | None = None
         self.pipeline = pipeline
@@ -132,8 +135,14 @@ class AgentGroup:
         if not isinstance(members, Iterable):
             raise InvalidQueryError(f"members {brief(members)} must be a sequence of agent "
                                     "ids")
-        for m in members:
-            self.add(m)
+        try:
+            for m in members:
+                self.add(m)
+        except BaseException:      # a refused member: the groups taken leave this one
+            for m in self._members:
+                if isinstance(m, AgentGroup):
+                    m._parents.discard(self)
+            raise
 
     def __len__(self) -> int:
         return len(self._members)
@@ -157,6 +166,23 @@ class AgentGroup:
         return any(m is group or (isinstance(m, AgentGroup) and m._contains(group))
                    for m in self._members)
 
+    def _tree(self) -> tuple[set[int], set[int]]:
+        """The ids of the groups and the agents in this group and below it."""
+        groups, agents = {id(self)}, set()
+        for m in self._members:
+            if isinstance(m, AgentGroup):
+                below = m._tree()
+                groups |= below[0]
+                agents |= below[1]
+            else:
+                agents.add(m)
+        return groups, agents
+
+    def _tops(self) -> list[AgentGroup]:
+        """The outermost groups this group is inside (itself when none)."""
+        parents = list(self._parents)
+        return [t for p in parents for t in p._tops()] if parents else [self]
+
     def add(self, member: Any) -> None:
         """Add an agent id or a group; the shape is fitted to the new count and the slots
         wait for the next :meth:`assign`."""
@@ -165,6 +191,18 @@ class AgentGroup:
             raise InvalidQueryError(f"member {brief(member)} is already in the group")
         if m is self or (isinstance(m, AgentGroup) and m._contains(self)):
             raise InvalidQueryError("a group cannot be inside itself")
+        groups, agents = m._tree() if isinstance(m, AgentGroup) else (set(), {m})
+        for top in self._tops():
+            held = top._tree()
+            if groups & held[0]:
+                raise InvalidQueryError(f"member {brief(member)} is already in the group's "
+                                        "tree (a group may appear in it once)")
+            twice = agents & held[1]
+            if twice:
+                raise InvalidQueryError(f"agent {min(twice)} is already in the group's tree "
+                                        "(an agent may appear in it once)")
+        if isinstance(m, AgentGroup):
+            m._parents.add(self)
         self._members.append(m)
         self._changed()
 
@@ -173,6 +211,8 @@ class AgentGroup:
         m = _check_member(member)
         for k, x in enumerate(self._members):
             if x is m or (not isinstance(m, AgentGroup) and m == x):
+                if isinstance(m, AgentGroup):
+                    m._parents.discard(self)
                 del self._members[k]
                 self._changed()
                 return

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from .._validate import number, step_budget
-from ..errors import InvalidQueryError
+from ..errors import InvalidQueryError, brief
 from ..results import PathResult, SearchStats, Status
 from .queues import BinaryHeap, BucketQueue
 
@@ -51,6 +51,7 @@ class AStarSearch:
         weight = number("weight", weight, min=1.0)
         if path_dims not in (None, 1, 2):
             raise InvalidQueryError(f"path_dims {path_dims!r} must be None, 1 or 2")
+        _require_graph(graph)
         self._is_goal, goals = _goal_test(goal)
         self._h = _heuristic(graph, heuristic, goals)
         if queue == "heap":
@@ -240,6 +241,14 @@ def dijkstra(graph: Any, start: Any, goal: Any, **options: Any) -> PathResult:
 def zero_heuristic(node: Any, goal: Any) -> float:
     """h = 0: A* with it is Dijkstra's algorithm."""
     return 0.0
+
+
+def _require_graph(graph: Any) -> None:
+    """Refuse what has no ``successors`` method (the :class:`~wayfinding.graph.Graph`
+    protocol) with :class:`InvalidQueryError`."""
+    if not callable(getattr(graph, "successors", None)):
+        raise InvalidQueryError(f"graph {brief(graph)} must have a successors(node) method "
+                                "yielding (neighbour, cost) pairs")
 
 
 def _hashable(node: Any, name: str) -> None:

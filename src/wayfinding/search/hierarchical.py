@@ -29,6 +29,7 @@ import numpy as np
 from .._arrays import concatenated_ranges
 from .._kernels import _csrsearch
 from .._scratch import thread_workspace
+from ..errors import InvalidQueryError, brief
 from ..graph.csr import CSRGraph
 from ..results import PathResult, SearchStats, _fields_equal
 from .generic import astar
@@ -127,6 +128,7 @@ def hierarchical_step(h: HierarchicalGraph, start: Any, goal: Any) -> Hierarchic
     representative), instead of one search over the whole base graph.
     """
     t0 = time.perf_counter()
+    _require_hierarchy(h)
     s0, g0 = h._index(0, start), h._index(0, goal)
     stats = SearchStats()
     plans: list[tuple[int, list[Any]]] = []
@@ -155,6 +157,7 @@ def hierarchical_path(h: HierarchicalGraph, start: Any, goal: Any) -> Hierarchic
     optimum; it has no general upper bound.
     """
     t0 = time.perf_counter()
+    _require_hierarchy(h)
     s0, g0 = h._index(0, start), h._index(0, goal)
     stats = SearchStats()
     plans: list[tuple[int, list[Any]]] = []
@@ -208,6 +211,7 @@ def hierarchical_path_exclusions(h: HierarchicalGraph, start: Any,
     corridor's subgraph, extracted in time proportional to its edges.
     """
     t0 = time.perf_counter()
+    _require_hierarchy(h)
     s0, g0 = h._index(0, start), h._index(0, goal)
     stats = SearchStats()
     plans: list[tuple[int, list[Any]]] = []
@@ -275,3 +279,9 @@ def _corridor_search(csr: CSRGraph, nodes: np.ndarray, start: int, goal: int
         np.ascontiguousarray(coords), s, g, csr._hscale, False)
     path = nodes[ws.path_to(g)] if found else np.empty(0, dtype=np.int64)
     return bool(found), float(cost), path, int(exp), int(gen), int(mo)
+
+
+def _require_hierarchy(h: Any) -> None:
+    if not isinstance(h, HierarchicalGraph):
+        raise InvalidQueryError(f"h {brief(h)} must be a HierarchicalGraph "
+                                "(HierarchicalGraph.build)")

@@ -18,7 +18,7 @@ from typing import Any
 from .._validate import budget, count
 from ..errors import InvalidQueryError
 from ..results import PathResult, SearchStats, Status, _fields_equal
-from .generic import _goal_test, _hashable, _heuristic, edge_cost
+from .generic import _goal_test, _hashable, _heuristic, _require_graph, edge_cost
 
 #: Outcomes of a low-memory search.
 STATUSES = (Status.FOUND, Status.FAILED, Status.OUT_OF_BUDGET)
@@ -50,6 +50,7 @@ def _setup(graph: Any, start: Any, goal: Any, heuristic: Any, max_expansions: An
     """The checked expansion budget, the goal test and the heuristic (checked >= 0 and
     computed once per node)."""
     limit = budget("max_expansions", max_expansions)
+    _require_graph(graph)
     _hashable(start, "start")
     is_goal, goals = _goal_test(goal)
     h = _heuristic(graph, heuristic, goals)
