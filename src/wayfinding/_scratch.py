@@ -65,8 +65,8 @@ class PerThread(Generic[T]):
     """One value per thread (a thread's scratch or query object), for objects meant to
     serve several threads.  :meth:`mine` is the calling thread's value (None before
     :meth:`keep`); a copy or a pickle is empty, so each thread of a copied owner makes its
-    own again on first use.  A finished thread's value is dropped when its ident is reused or
-    the owner is freed.
+    own again on first use.  A finished thread's value stays until the owner is freed, or
+    serves a later thread given the same ident.
 
     Not a ``threading.local``: on CPython before 3.11.9, freeing one during a garbage
     collection that ``sys._current_frames()`` started (Dask's profiler calls it every few

@@ -119,6 +119,26 @@ def test_ends_in_walls_are_out_of_sight():
     assert aa.is_legal([(0.5, 0.5)]) and aa.is_legal([(1, 1)]) and not aa.is_legal([])
 
 
+@pytest.mark.parametrize("mirrored", [False, True])
+def test_a_bend_at_a_pinch_corner_may_not_squeeze_through_it(mirrored):
+    """Each leg of a bend at the pinch corner (1, 2) is in sight, but the path passes from
+    one free cell of the pinch to the other, as no search path does.  (Mirrored in y = 2:
+    the other diagonal.)"""
+    rows = ["...", ".#.", "#..", "..."]
+    aa = AnyAngle(Grid.from_ascii("\n".join(rows[::-1] if mirrored else rows)))
+    for path, legal in [
+            ([(0.5, 1.5), (1, 2), (1.5, 2.5)], False),            # squeezes through
+            ([(0.5, 1.5), (1, 2), (1, 2), (1.5, 2.5)], False),    # a repeated point
+            ([(0.5, 1.5), (1, 2), (2, 2), (2.5, 2.5)], False),    # onto the far side's edge
+            ([(0.5, 1.5), (1, 2), (0.5, 1.75)], True),            # touches and comes back
+            ([(1.5, 2.5), (1, 2), (1, 3), (0.5, 3.5)], True),     # stays on the free side
+            ([(1.5, 2.5), (1, 2), (2, 2), (2.5, 1.5)], True)]:
+        if mirrored:
+            path = [(x, 4 - y) for x, y in path]
+        assert all(aa.line_of_sight(a, b) for a, b in zip(path, path[1:])), path
+        assert aa.is_legal(path) is legal, path
+
+
 @pytest.mark.parametrize("path", ["abc", [[1, 2], [3]], np.zeros((2, 3)), [[[1.0]]]])
 def test_is_legal_refuses_what_is_no_polyline(path):
     aa = AnyAngle(Grid(np.ones((2, 2), bool)))

@@ -191,6 +191,19 @@ def test_the_sideways_grip_holds_while_the_car_accelerates(speed):
     assert (moved * turned / dt <= model.lateral_acceleration * (1 + 1e-9)).all()
 
 
+def test_a_car_faster_than_its_top_speed_brakes_no_harder_than_it_can():
+    model = CarModel(max_speed=10.0, max_braking=8.0)
+    dt = 0.05
+    plan = optimise_trajectory([straight_seed(speed=30.0)], start=START, heading=0.0,
+                               speed=20.0, field=field_for(road(), DriverCosts()),
+                               driver=DriverCosts(), model=model, horizon=3.0, dt=dt,
+                               max_iterations=0)
+    drops = -np.diff(plan.speeds)
+    assert drops.max() == pytest.approx(model.max_braking * dt)   # braking, at full
+    assert (drops <= model.max_braking * dt * (1 + 1e-9)).all()
+    assert plan.speeds[-1] == model.max_speed and plan.speeds.max() == 20.0
+
+
 def kwargs(**change):
     driver = DriverCosts()
     base = dict(start=START, heading=0.0, speed=10.0, field=field_for(road(), driver),

@@ -87,7 +87,8 @@ class AnyAngle(SingleThread):
 
     def is_legal(self, path: Any) -> bool:
         """Whether every segment of a polyline ``(n, 2)`` (cell units) is in line of sight
-        (one point: whether it is; no point: False)."""
+        and no bend at a pinch corner squeezes from one of its free cells to the other (one
+        point: whether it is in sight; no point: False)."""
         try:
             p = np.asarray(path, dtype=np.float64)
         except (TypeError, ValueError):
@@ -99,7 +100,34 @@ class AnyAngle(SingleThread):
             raise InvalidQueryError(f"a path must be an (n, 2) array, got shape {p.shape}")
         if len(p) == 1:
             return self.line_of_sight(p[0], p[0])
-        return all(self.line_of_sight(p[i], p[i + 1]) for i in range(len(p) - 1))
+        if not all(self.line_of_sight(p[i], p[i + 1]) for i in range(len(p) - 1)):
+            return False
+        p = p[np.r_[True, np.any(p[1:] != p[:-1], axis=1)]]     # repeated points dropped
+        return not any(self._squeezes(p[i - 1], p[i], p[i + 1]) for i in range(1, len(p) - 1))
+
+    def _squeezes(self, a: np.ndarray, corner: np.ndarray, b: np.ndarray) -> bool:
+        """Whether a path in sight from ``a`` to ``corner`` and on to ``b`` passes at
+        ``corner`` from one free cell of a pinch to the other."""
+        x, y = corner
+        if x != math.floor(x) or y != math.floor(y):
+            return False
+        cx, cy = int(x), int(y)
+        free = self.grid.passable
+        h, w = free.shape
+
+        def open_(i: int, j: int) -> bool:
+            return 0 <= i < w and 0 <= j < h and bool(free[j, i])
+
+        low_left, high_right = open_(cx - 1, cy - 1), open_(cx, cy)
+        high_left, low_right = open_(cx - 1, cy), open_(cx, cy - 1)
+        if low_left != high_right or high_left != low_right or low_left == high_left:
+            return False                       # no pinch here
+        # The free pair's two sides: which one each leg lies on (legs in sight never point
+        # into the blocked pair, so the sign is never 0).
+        u, v = a - corner, b - corner
+        if low_right:                          # free: (+x, -y) and (-x, +y)
+            return bool((u[0] - u[1] > 0) != (v[0] - v[1] > 0))
+        return bool((u[0] + u[1] > 0) != (v[0] + v[1] > 0))   # free: (+x, +y), (-x, -y)
 
     @exclusive(algo="method")
     def find_path(self, start: Any, goal: Any, *, method: str = "theta") -> PathResult:

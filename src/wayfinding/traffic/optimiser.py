@@ -204,7 +204,9 @@ def _simulate(control: np.ndarray, start: np.ndarray, heading: float, speed: flo
         dist = np.maximum(np.hypot(to[:, 0], to[:, 1]), 1e-9)
         alpha = np.arctan2(to[:, 1], to[:, 0]) - h
         accel = np.clip((wish[:, i] - v) / dt, -model.max_braking, model.max_acceleration)
-        v2 = np.clip(v + accel * dt, 0.0, model.max_speed)
+        # Above top speed (a start faster than the model's) it brakes, no harder than it can.
+        v2 = np.clip(v + accel * dt, 0.0, np.maximum(model.max_speed,
+                                                     v - model.max_braking * dt))
         # The frame is driven at v2: its curvature is capped for that speed.
         grip = model.lateral_acceleration / np.maximum(v2 * v2, 1e-9)
         curvature = np.clip(2.0 * np.sin(alpha) / dist, -grip, grip)
@@ -259,11 +261,12 @@ def optimise_trajectory(seeds: Sequence[Trajectory], *, start: Any, heading: flo
 
     ``seeds``: at least one :class:`~wayfinding.traffic.prediction.Trajectory` (e.g. from
     :func:`lattice_seeds`), read at ``start_time + dt · frame``.  ``start``, ``heading``
-    (radians), ``speed`` (>= 0): the car's state at ``start_time`` (seconds).  ``field``:
-    the road's static potential; ``cars``: the other cars' predicted field (none: an empty
-    road).  ``horizon``: seconds simulated (> 0); ``dt``: the frame, seconds (> 0; at most
-    10,000 frames).  ``lookahead``: the controller's frames ahead (>= 1).  ``push``: how far,
-    world units, the frame pushed most moves sideways per iteration (>= 0).  ``max_iterations``: the
+    (radians), ``speed`` (>= 0; above the model's top speed the car brakes down to it): the
+    car's state at ``start_time`` (seconds).  ``field``: the road's static potential;
+    ``cars``: the other cars' predicted field (none: an empty road).  ``horizon``: seconds
+    simulated (> 0); ``dt``: the frame, seconds (> 0; at most 10,000 frames).
+    ``lookahead``: the controller's frames ahead (>= 1).  ``push``: how far, world units,
+    the frame pushed most moves sideways per iteration (>= 0).  ``max_iterations``: the
     most improvements tried per seed (>= 0; the notes: 3–4 reach a local minimum)."""
     trajs = list(seeds)
     if not trajs or not all(isinstance(t, Trajectory) for t in trajs):
