@@ -73,3 +73,26 @@ def test_each_querying_thread_gets_its_own_hpa_scratch_reused():
     assert np.array_equal(a.path, c.path) and np.array_equal(b.path, d.path)
     optimal = GridSearch(GRID).find_path(*PROBLEMS[0]).cost
     assert a.found and a.cost >= optimal - 1e-9
+
+
+def test_a_later_thread_of_the_same_ident_gets_none_of_an_earlier_ones_value(monkeypatch):
+    # Idents of finished threads are reused: every thread gets the same one here.
+    monkeypatch.setattr(_scratch, "get_ident", lambda: 1)
+    store: _scratch.PerThread[str] = _scratch.PerThread()
+    first, _ = on_a_new_thread(lambda: (store.keep("first"), store.mine())[1])
+    later, _ = on_a_new_thread(store.mine)
+    again, _ = on_a_new_thread(lambda: (store.keep("later"), store.mine())[1])
+    assert (first, later, again) == ("first", None, "later")
+    assert len(store._values) == 1        # the earlier value was freed, not kept beside
+    assert store.mine() is None            # nor seen by this thread
+
+
+def test_copies_and_pickles_of_a_per_thread_store_are_empty():
+    import copy
+    import pickle
+
+    store: _scratch.PerThread[list[int]] = _scratch.PerThread()
+    store.keep([1, 2])
+    for other in (copy.copy(store), copy.deepcopy(store), pickle.loads(pickle.dumps(store))):
+        assert isinstance(other, _scratch.PerThread) and other.mine() is None
+    assert store.mine() == [1, 2]

@@ -30,6 +30,8 @@ from ._kernels._workspace import Workspace
 from .errors import ConcurrentUseError
 
 _local = threading.local()
+#: Each thread's key for :class:`PerThread`, made on its first ``keep``.
+_keys = threading.local()
 
 F = TypeVar("F", bound=Callable[..., Any])
 T = TypeVar("T")
@@ -65,25 +67,33 @@ class PerThread(Generic[T]):
     """One value per thread (a thread's scratch or query object), for objects meant to
     serve several threads.  :meth:`mine` is the calling thread's value (None before
     :meth:`keep`); a copy or a pickle is empty, so each thread of a copied owner makes its
-    own again on first use.  A finished thread's value stays until the owner is freed, or
-    serves a later thread given the same ident.
+    own again on first use.  A finished thread's value is freed with the owner, or when a
+    later thread given the same ident keeps its own.
 
     Not a ``threading.local``: on CPython before 3.11.9, freeing one during a garbage
     collection that ``sys._current_frames()`` started (Dask's profiler calls it every few
-    milliseconds) deadlocks the process."""
+    milliseconds) deadlocks the process.  Values are kept by thread ident, with the
+    thread's key (from a module-level ``threading.local``, never freed) telling a thread
+    from an earlier one of the same ident."""
 
     __slots__ = ("_values",)
 
     def __init__(self) -> None:
-        self._values: dict[int, T] = {}
+        self._values: dict[int, tuple[object, T]] = {}
 
     def mine(self) -> T | None:
         """The calling thread's value, or None."""
-        return self._values.get(get_ident())
+        entry = self._values.get(get_ident())
+        if entry is not None and entry[0] is getattr(_keys, "key", None):
+            return entry[1]
+        return None
 
     def keep(self, value: T) -> T:
         """Make ``value`` the calling thread's value; returns it."""
-        self._values[get_ident()] = value
+        key = getattr(_keys, "key", None)
+        if key is None:
+            key = _keys.key = object()
+        self._values[get_ident()] = (key, value)
         return value
 
     def __reduce__(self) -> tuple[type, tuple[()]]:

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import math
 import operator
+import sys
 from collections.abc import Iterable
 from typing import Any
 
@@ -51,6 +52,10 @@ MAX_CELLS = 10**8
 #: diagonal step costs sqrt 2 times its cells'): a path of 2**31 steps still sums to a
 #: finite float.
 MAX_COST = 1e250
+#: The smallest cost of a grid cell: the smallest normal float.  Below it costs lose
+#: precision (a diagonal step's sqrt 2 times the cell's rounds), and searches their
+#: optimality.
+MIN_COST = sys.float_info.min
 #: The most time steps one simulated run may take (its duration over its step).
 MAX_TIME_STEPS = 10**7
 #: The most pieces a build makes one by one in Python (cells of a cutting grid, polygons):

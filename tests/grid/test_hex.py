@@ -160,7 +160,8 @@ def test_bad_file(tmp_path):
 @pytest.mark.parametrize("call, err, text", [
     (lambda: HexGrid(np.ones((2, 2)), layout="square"), InvalidGridError, "layout"),
     (lambda: HexGrid(np.ones((2, 2)), size=0), InvalidGridError, "size"),
-    (lambda: HexGrid(np.zeros((2, 2))), InvalidGridError, "> 0"),
+    (lambda: HexGrid(np.zeros((2, 2))), InvalidGridError, "at least 2.2250738585072014e-308"),
+    (lambda: HexGrid(np.full((2, 2), 1e-320)), InvalidGridError, "is 1e-320; costs"),
     (lambda: HexGrid(np.ones(3)), InvalidGridError, "2D"),
     (lambda: HexGrid(np.ones((2, 2))).find_path((0, 0), (5, 0)), InvalidQueryError,
      "outside"),

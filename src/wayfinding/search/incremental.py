@@ -66,7 +66,7 @@ import numpy as np
 
 from .._kernels import _incremental
 from .._scratch import SingleThread, exclusive
-from .._validate import INT64_MAX, MAX_COST, number, real_number, reals, step_budget
+from .._validate import INT64_MAX, MAX_COST, MIN_COST, number, real_number, reals, step_budget
 from ..errors import InvalidQueryError, brief
 from ..graph.csr import CSRGraph
 from ..grid.grid import Grid
@@ -123,8 +123,9 @@ class _GridEdges:
                 cells.append(self.grid.cell(cell, name="changed cell"))
                 values.append(real_number(cost))
                 if not _cell_cost_ok(values[-1]):
-                    raise InvalidQueryError(f"cost {cost!r} of cell {cells[-1]} must be > 0 "
-                                            f"and at most {MAX_COST:g} (inf blocks it)")
+                    raise InvalidQueryError(f"cost {cost!r} of cell {cells[-1]} must be at "
+                                            f"least {MIN_COST:.17g} and at most "
+                                            f"{MAX_COST:g} (inf blocks it)")
             xy = np.array(cells, dtype=np.int64).reshape(-1, 2)
             value = np.array(values, dtype=np.float64)
         else:
@@ -145,8 +146,9 @@ class _GridEdges:
         if bad.any():
             i = int(np.argmax(bad))
             cell = self.grid.cell(tuple(xy[i].tolist()), name="changed cell")
-            raise InvalidQueryError(f"cost {float(value[i])!r} of cell {cell} must be > 0 "
-                                    f"and at most {MAX_COST:g} (inf blocks it)")
+            raise InvalidQueryError(f"cost {float(value[i])!r} of cell {cell} must be at "
+                                    f"least {MIN_COST:.17g} and at most {MAX_COST:g} "
+                                    "(inf blocks it)")
         keep = _last(xy[:, 1] * w + xy[:, 0])
         return np.ascontiguousarray(xy[keep]), value[keep]
 
@@ -331,9 +333,9 @@ def _costs(costs: Any, k: int) -> np.ndarray:
 
 
 def _cell_cost_ok(value: Any) -> Any:
-    """Whether a cell's new cost is one a grid holds: > 0 and at most ``MAX_COST``, or inf
+    """Whether a cell's new cost is one a grid holds: ``MIN_COST`` to ``MAX_COST``, or inf
     (NaN is not)."""
-    return (value > 0) & ((value <= MAX_COST) | (value == math.inf))
+    return (value >= MIN_COST) & ((value <= MAX_COST) | (value == math.inf))
 
 
 def _edge_cost_ok(value: Any) -> Any:
