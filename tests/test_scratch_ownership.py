@@ -75,16 +75,24 @@ def test_each_querying_thread_gets_its_own_hpa_scratch_reused():
     assert a.found and a.cost >= optimal - 1e-9
 
 
-def test_a_later_thread_of_the_same_ident_gets_none_of_an_earlier_ones_value(monkeypatch):
-    # Idents of finished threads are reused: every thread gets the same one here.
-    monkeypatch.setattr(_scratch, "get_ident", lambda: 1)
+def test_each_thread_gets_its_own_value_and_finished_threads_values_go():
     store: _scratch.PerThread[str] = _scratch.PerThread()
-    first, _ = on_a_new_thread(lambda: (store.keep("first"), store.mine())[1])
-    later, _ = on_a_new_thread(store.mine)
-    again, _ = on_a_new_thread(lambda: (store.keep("later"), store.mine())[1])
-    assert (first, later, again) == ("first", None, "later")
-    assert len(store._values) == 1        # the earlier value was freed, not kept beside
-    assert store.mine() is None            # nor seen by this thread
+    gate = threading.Barrier(3)
+
+    def work(name):
+        store.keep(name)
+        gate.wait()              # all three alive at once
+        assert store.mine() == name
+    threads = [threading.Thread(target=work, args=(n,)) for n in "abc"]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    later, _ = on_a_new_thread(store.mine)      # a new thread (its ident perhaps reused)
+    assert later is None and store.mine() is None
+    assert len(store._values) == 3
+    store.keep("main")                          # the finished threads' values go
+    assert list(store._values.values()) == ["main"]
 
 
 def test_copies_and_pickles_of_a_per_thread_store_are_empty():

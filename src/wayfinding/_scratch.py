@@ -20,8 +20,8 @@ from __future__ import annotations
 import functools
 import inspect
 import threading
+import weakref
 from collections.abc import Callable
-from threading import get_ident
 from typing import Any, Generic, TypeVar
 
 from ._deprecated import GENERATED, warn
@@ -30,8 +30,23 @@ from ._kernels._workspace import Workspace
 from .errors import ConcurrentUseError
 
 _local = threading.local()
-#: Each thread's key for :class:`PerThread`, made on its first ``keep``.
-_keys = threading.local()
+
+
+class _Key:
+    """A thread's key in :class:`PerThread` stores (dies with the thread)."""
+
+    __slots__ = ("__weakref__",)
+
+
+class _Keys(threading.local):
+    """Each thread's :class:`_Key` and a weak reference to it, made on its first use."""
+
+    def __init__(self) -> None:
+        self.key = _Key()
+        self.ref = weakref.ref(self.key)
+
+
+_keys = _Keys()
 
 F = TypeVar("F", bound=Callable[..., Any])
 T = TypeVar("T")
@@ -67,33 +82,31 @@ class PerThread(Generic[T]):
     """One value per thread (a thread's scratch or query object), for objects meant to
     serve several threads.  :meth:`mine` is the calling thread's value (None before
     :meth:`keep`); a copy or a pickle is empty, so each thread of a copied owner makes its
-    own again on first use.  A finished thread's value is freed with the owner, or when a
-    later thread given the same ident keeps its own.
+    own again on first use.  A finished thread's value is freed with the owner, or when
+    another thread keeps its first value there.
 
     Not a ``threading.local``: on CPython before 3.11.9, freeing one during a garbage
     collection that ``sys._current_frames()`` started (Dask's profiler calls it every few
-    milliseconds) deadlocks the process.  Values are kept by thread ident, with the
-    thread's key (from a module-level ``threading.local``, never freed) telling a thread
-    from an earlier one of the same ident."""
+    milliseconds) deadlocks the process.  Values are kept by a weak reference to the
+    thread's key, which a module-level ``threading.local`` (never freed) holds for as long
+    as the thread lives."""
 
     __slots__ = ("_values",)
 
     def __init__(self) -> None:
-        self._values: dict[int, tuple[object, T]] = {}
+        self._values: dict[weakref.ref[_Key], T] = {}
 
     def mine(self) -> T | None:
         """The calling thread's value, or None."""
-        entry = self._values.get(get_ident())
-        if entry is not None and entry[0] is getattr(_keys, "key", None):
-            return entry[1]
-        return None
+        return self._values.get(_keys.ref)
 
     def keep(self, value: T) -> T:
         """Make ``value`` the calling thread's value; returns it."""
-        key = getattr(_keys, "key", None)
-        if key is None:
-            key = _keys.key = object()
-        self._values[get_ident()] = (key, value)
+        ref = _keys.ref
+        if ref not in self._values:      # a new thread: finished threads' values go
+            for gone in [r for r in self._values if r() is None]:
+                del self._values[gone]
+        self._values[ref] = value
         return value
 
     def __reduce__(self) -> tuple[type, tuple[()]]:
