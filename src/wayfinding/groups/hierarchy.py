@@ -108,6 +108,19 @@ def _check_member(member: Any) -> Member:
                             "AgentGroup")
 
 
+def _disjoint(given: Any, new: tuple[set[int], set[int]],
+              held: tuple[set[int], set[int]]) -> None:
+    """Refuse groups (ids) and agents of ``new`` that ``held`` already has (``given``: the
+    member that brings them, named in the message)."""
+    if new[0] & held[0]:
+        raise InvalidQueryError(f"member {brief(given)} is already in the group's tree (a "
+                                "group may appear in it once)")
+    twice = new[1] & held[1]
+    if twice:
+        raise InvalidQueryError(f"agent {min(twice)} is already in the group's tree (an "
+                                "agent may appear in it once)")
+
+
 class AgentGroup:
     """A group of agents (crowd ids) and of other groups, in a formation.
 
@@ -135,14 +148,7 @@ class AgentGroup:
         if not isinstance(members, Iterable):
             raise InvalidQueryError(f"members {brief(members)} must be a sequence of agent "
                                     "ids")
-        try:
-            for m in members:
-                self.add(m)
-        except BaseException:      # a refused member: the groups taken leave this one
-            for m in self._members:
-                if isinstance(m, AgentGroup):
-                    m._parents.discard(self)
-            raise
+        self._take(list(members))
 
     def __len__(self) -> int:
         return len(self._members)
@@ -186,25 +192,29 @@ class AgentGroup:
     def add(self, member: Any) -> None:
         """Add an agent id or a group; the shape is fitted to the new count and the slots
         wait for the next :meth:`assign`."""
-        m = _check_member(member)
-        if any(m is x or (not isinstance(m, AgentGroup) and m == x) for x in self._members):
-            raise InvalidQueryError(f"member {brief(member)} is already in the group")
-        if m is self or (isinstance(m, AgentGroup) and m._contains(self)):
-            raise InvalidQueryError("a group cannot be inside itself")
-        groups, agents = m._tree() if isinstance(m, AgentGroup) else (set(), {m})
+        self._take([member])
+
+    def _take(self, members: list[Any]) -> None:
+        """Add ``members`` once all are checked (none is added when one is refused)."""
+        new = [_check_member(m) for m in members]
+        groups: set[int] = set()
+        agents: set[int] = set()
+        for given, m in zip(members, new):
+            if m is self or (isinstance(m, AgentGroup) and m._contains(self)):
+                raise InvalidQueryError("a group cannot be inside itself")
+            below = m._tree() if isinstance(m, AgentGroup) else (set(), {m})
+            _disjoint(given, below, (groups, agents))
+            groups |= below[0]
+            agents |= below[1]
         for top in self._tops():
-            held = top._tree()
-            if groups & held[0]:
-                raise InvalidQueryError(f"member {brief(member)} is already in the group's "
-                                        "tree (a group may appear in it once)")
-            twice = agents & held[1]
-            if twice:
-                raise InvalidQueryError(f"agent {min(twice)} is already in the group's tree "
-                                        "(an agent may appear in it once)")
-        if isinstance(m, AgentGroup):
-            m._parents.add(self)
-        self._members.append(m)
-        self._changed()
+            _disjoint(members[0] if len(members) == 1 else members, (groups, agents),
+                      top._tree())
+        for m in new:
+            if isinstance(m, AgentGroup):
+                m._parents.add(self)
+        self._members.extend(new)
+        if new:
+            self._changed()
 
     def remove(self, member: Any) -> None:
         """Remove an agent id or a group (as :meth:`add`, the shape is fitted again)."""
