@@ -56,6 +56,14 @@ MAX_COST = 1e250
 #: precision (a diagonal step's sqrt 2 times the cell's rounds), and searches their
 #: optimality.
 MIN_COST = sys.float_info.min
+#: The bounds of a cell's cost, as messages give them (inf, blocked, besides).
+CELL_COST_BOUNDS = f"at least {MIN_COST:.17g} and at most {MAX_COST:g}"
+
+
+def cell_cost_ok(value: Any) -> Any:
+    """Whether cell costs (a number or an array) are ones a grid holds: ``MIN_COST`` to
+    ``MAX_COST``, or inf (NaN is not)."""
+    return (value >= MIN_COST) & ((value <= MAX_COST) | (value == math.inf))
 #: The most time steps one simulated run may take (its duration over its step).
 MAX_TIME_STEPS = 10**7
 #: The most pieces a build makes one by one in Python (cells of a cutting grid, polygons):

@@ -40,7 +40,15 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._deprecated import positional_options
-from .._validate import MAX_COST, MIN_COST, choice, count, finite_points, real_number
+from .._validate import (
+    CELL_COST_BOUNDS,
+    MAX_COST,
+    cell_cost_ok,
+    choice,
+    count,
+    finite_points,
+    real_number,
+)
 from ..errors import InvalidQueryError, brief
 from ..graph.csr import CSRGraph
 from ..grid.grid import Grid
@@ -570,10 +578,9 @@ class FlowTiles:
         for cell, cost in items:
             x, y = self._grid(names[0]).cell(cell, name="changed cell")
             value = real_number(cost)
-            if not (MIN_COST <= value <= MAX_COST or value == math.inf):
+            if not cell_cost_ok(value):
                 raise InvalidQueryError(f"cost {brief(cost)} of cell {(x, y)} must be a number "
-                                        f"at least {MIN_COST:.17g} and at most {MAX_COST:g} "
-                                        "(inf blocks it)")
+                                        f"{CELL_COST_BOUNDS} (inf blocks it)")
             cells.append((x, y, value))
         dirty = {self._sector_of(x, y) for x, y, _ in cells}
         for name in names:

@@ -133,16 +133,14 @@ class ConstraintDomain:
         self._scratch: PerThread[SimpleNamespace] = PerThread()
 
     def __getstate__(self) -> dict[str, Any]:
-        """The domain without its lock, cached fields and per-thread scratch (made again
-        on first use), so that a copy or a pickle holds only what defines it."""
-        return {k: v for k, v in self.__dict__.items()
-                if k not in ("_lock", "_fields", "_scratch")}
+        """The domain without its lock and cached fields (and, as ``PerThread`` copies,
+        without per-thread scratch), so that a copy or a pickle holds only what defines it."""
+        return {k: v for k, v in self.__dict__.items() if k not in ("_lock", "_fields")}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self._lock = threading.Lock()
         self._fields = OrderedDict()
-        self._scratch = PerThread()
 
     # -- data -------------------------------------------------------------------------
     @property

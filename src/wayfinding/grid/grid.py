@@ -12,7 +12,7 @@ import numpy as np
 
 from .._deprecated import warn
 from .._kernels import _gridops, _gridsearch, _jps
-from .._validate import MAX_COST, MIN_COST, count, finite_point, positive_float
+from .._validate import CELL_COST_BOUNDS, cell_cost_ok, count, finite_point, positive_float
 from ..errors import InvalidGridError, InvalidQueryError, MapFormatError, brief
 from ..graph.csr import CSRGraph
 from .rules import DIRECTIONS, SQRT2, Diagonal, move_masks
@@ -67,12 +67,12 @@ class Grid:
             if np.isnan(values).any():
                 y, x = np.argwhere(np.isnan(values))[0]
                 raise InvalidGridError(f"grid cost at (x={x}, y={y}) is NaN")
-            bad = (values < MIN_COST) | ((values > MAX_COST) & (values < np.inf))
+            bad = ~cell_cost_ok(values)
             if bad.any():
                 y, x = np.argwhere(bad)[0]
                 raise InvalidGridError(
-                    f"grid cost at (x={x}, y={y}) is {values[y, x]}; costs must be at least "
-                    f"{MIN_COST:.17g} and at most {MAX_COST:g} (inf = blocked)")
+                    f"grid cost at (x={x}, y={y}) is {values[y, x]}; costs must be "
+                    f"{CELL_COST_BOUNDS} (inf = blocked)")
         else:
             raise InvalidGridError(
                 f"grid costs must be bool or numeric, got dtype {arr.dtype}")

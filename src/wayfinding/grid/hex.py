@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from .._deprecated import renamed_keywords, warn
-from .._validate import MAX_COST, MIN_COST, finite_point, positive_float
+from .._validate import CELL_COST_BOUNDS, cell_cost_ok, finite_point, positive_float
 from ..errors import InvalidGridError, InvalidQueryError, MapFormatError
 from ..geometry.obstacles import as_points
 from ..graph.csr import CSRGraph
@@ -72,12 +72,11 @@ class HexGrid:
         c = np.array(arr, dtype=np.float64)
         if c.ndim != 2 or 0 in c.shape:
             raise InvalidGridError(f"hex costs must be a non-empty 2D array, got {c.shape}")
-        bad = ~((c >= MIN_COST) & ((c <= MAX_COST) | (c == np.inf)))    # NaN fails too
+        bad = ~cell_cost_ok(c)
         if bad.any():
             r, q = (int(v) for v in np.argwhere(bad)[0])
             raise InvalidGridError(f"hex cost at (q={q}, r={r}) is {c[r, q]}; costs must be "
-                                   f"at least {MIN_COST:.17g} and at most {MAX_COST:g} "
-                                   "(inf = blocked)")
+                                   f"{CELL_COST_BOUNDS} (inf = blocked)")
         if layout not in LAYOUTS:
             raise InvalidGridError(f"unknown hex layout {layout!r}; expected 'pointy' or "
                                    "'flat'")

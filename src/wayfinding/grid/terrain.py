@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-from .._validate import MAX_COST, MIN_COST, real_number
+from .._validate import CELL_COST_BOUNDS, cell_cost_ok, real_number
 from ..errors import InvalidGridError, brief
 
 #: The Moving AI benchmark rule: '.', 'G', 'S' passable at cost 1; '@', 'O', 'T', 'W' blocked.
@@ -30,9 +30,8 @@ def make_terrain(base: Mapping[str, float], overrides: Mapping[str, float] | Non
             raise InvalidGridError(
                 f"terrain key {brief(char)} must be one printable ASCII character (not a space)")
         value = real_number(cost)
-        if not (MIN_COST <= value <= MAX_COST or value == math.inf):    # NaN fails
+        if not cell_cost_ok(value):
             raise InvalidGridError(f"terrain cost for {char!r} is {brief(cost)}; costs must "
-                                   f"be numbers at least {MIN_COST:.17g} and at most "
-                                   f"{MAX_COST:g} (inf = blocked)")
+                                   f"be numbers {CELL_COST_BOUNDS} (inf = blocked)")
         table[char] = value
     return table

@@ -66,7 +66,16 @@ import numpy as np
 
 from .._kernels import _incremental
 from .._scratch import SingleThread, exclusive
-from .._validate import INT64_MAX, MAX_COST, MIN_COST, number, real_number, reals, step_budget
+from .._validate import (
+    CELL_COST_BOUNDS,
+    INT64_MAX,
+    MAX_COST,
+    cell_cost_ok,
+    number,
+    real_number,
+    reals,
+    step_budget,
+)
 from ..errors import InvalidQueryError, brief
 from ..graph.csr import CSRGraph
 from ..grid.grid import Grid
@@ -122,10 +131,9 @@ class _GridEdges:
             for cell, cost in _mapping(changes).items():
                 cells.append(self.grid.cell(cell, name="changed cell"))
                 values.append(real_number(cost))
-                if not _cell_cost_ok(values[-1]):
-                    raise InvalidQueryError(f"cost {cost!r} of cell {cells[-1]} must be at "
-                                            f"least {MIN_COST:.17g} and at most "
-                                            f"{MAX_COST:g} (inf blocks it)")
+                if not cell_cost_ok(values[-1]):
+                    raise InvalidQueryError(f"cost {cost!r} of cell {cells[-1]} must be "
+                                            f"{CELL_COST_BOUNDS} (inf blocks it)")
             xy = np.array(cells, dtype=np.int64).reshape(-1, 2)
             value = np.array(values, dtype=np.float64)
         else:
@@ -142,13 +150,12 @@ class _GridEdges:
         value = _costs(costs, len(xy))
         h, w = self.shape
         bad_cell = (xy[:, 0] < 0) | (xy[:, 0] >= w) | (xy[:, 1] < 0) | (xy[:, 1] >= h)
-        bad = bad_cell | ~_cell_cost_ok(value)
+        bad = bad_cell | ~cell_cost_ok(value)
         if bad.any():
             i = int(np.argmax(bad))
             cell = self.grid.cell(tuple(xy[i].tolist()), name="changed cell")
-            raise InvalidQueryError(f"cost {float(value[i])!r} of cell {cell} must be at "
-                                    f"least {MIN_COST:.17g} and at most {MAX_COST:g} "
-                                    "(inf blocks it)")
+            raise InvalidQueryError(f"cost {float(value[i])!r} of cell {cell} must be "
+                                    f"{CELL_COST_BOUNDS} (inf blocks it)")
         keep = _last(xy[:, 1] * w + xy[:, 0])
         return np.ascontiguousarray(xy[keep]), value[keep]
 
@@ -330,12 +337,6 @@ def _costs(costs: Any, k: int) -> np.ndarray:
         raise InvalidQueryError(f"costs must be one number or ({k},) for the {k} keys, got "
                                 f"shape {value.shape}")
     return np.broadcast_to(value, (k,))
-
-
-def _cell_cost_ok(value: Any) -> Any:
-    """Whether a cell's new cost is one a grid holds: ``MIN_COST`` to ``MAX_COST``, or inf
-    (NaN is not)."""
-    return (value >= MIN_COST) & ((value <= MAX_COST) | (value == math.inf))
 
 
 def _edge_cost_ok(value: Any) -> Any:
