@@ -8,7 +8,7 @@ The rule: **objects own their scratch; one-shot functions borrow the thread's.**
   are :func:`exclusive` (a second thread's call raises at once), or, when one object is
   meant to serve several threads (a preprocessed index such as
   :class:`~wayfinding.grid.HPAStar`), it keeps one set of scratch per querying thread
-  (a :class:`PerThreadScratch`, whose copies and pickles leave that scratch out).
+  (a :class:`PerThread`, whose copies and pickles leave that scratch out).
 * A module-level or one-shot call with no object of its own to keep scratch in (a
   ``find_path(world, ...)`` convenience, a query method of a read-only world, a build)
   borrows :func:`thread_workspace`: this thread's workspace, grown on demand and shared by

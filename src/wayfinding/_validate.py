@@ -231,6 +231,16 @@ def choice(name: str, value: Any, options: Iterable[Any], *,
                 f"{', '.join(repr(o) for o in options)}")
 
 
+def flag(name: str, value: Any, *, error: type[Exception] = InvalidQueryError) -> bool:
+    """``value`` as a bool: ``True`` or ``False`` (numpy's too); ``1``, ``"no"``, None and
+    anything else are refused (a truthy value is not taken to mean yes)."""
+    if value is True or value is False:
+        return value
+    if isinstance(value, np.bool_):
+        return bool(value)
+    raise error(f"{name} {brief(value)} must be True or False")
+
+
 def reals(name: str, value: Any, *, error: type[Exception] = InvalidQueryError
           ) -> np.ndarray:
     """``value`` as a float64 array after checking that it holds numbers: no bools (also

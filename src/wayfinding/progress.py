@@ -7,6 +7,8 @@ import time
 from collections.abc import Iterable, Iterator
 from typing import TextIO, TypeVar
 
+from ._validate import flag
+
 T = TypeVar("T")
 
 
@@ -14,6 +16,7 @@ def progress(items: Iterable[T], total: int, *, label: str = "", enabled: bool =
              stream: TextIO | None = None, every: float = 0.1) -> Iterator[T]:
     """Yield ``items`` while drawing ``label [#####.....] k/total`` at most every ``every``
     seconds; draws nothing when disabled or when the stream is not a terminal."""
+    enabled = flag("enabled", enabled)
     out = stream or sys.stderr
     show = enabled and total > 0 and out.isatty()
     last = 0.0

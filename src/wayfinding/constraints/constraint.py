@@ -38,7 +38,7 @@ from typing import Any, overload
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validate import choice, finite_float, number, reals
+from .._validate import finite_float, flag, number, reals
 from ..errors import InvalidQueryError, brief
 from ..geometry.obstacles import TOLERANCE, as_points
 from .annotations import Annotation
@@ -111,7 +111,7 @@ class Constraint:
             raise InvalidQueryError(f"annotation {brief(annotation)} is not an Annotation")
         self._annotation = annotation
         self._weight = _weight(weight, "weight")
-        self._near = bool(choice("near", near, (False, True)))
+        self._near = flag("near", near)
         self._hard = False
 
     @classmethod

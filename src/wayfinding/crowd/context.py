@@ -50,7 +50,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._deprecated import positional_options
-from .._validate import count, positive_float
+from .._validate import count, flag, positive_float
 from ..errors import InvalidQueryError, brief
 from .agents import Crowd
 
@@ -149,8 +149,7 @@ class ContextMap:
         count("slots", self.slots)
         if self.slots < 3:
             raise InvalidQueryError(f"slots {self.slots!r} must be an integer >= 3")
-        if not isinstance(self.lateral, bool):
-            raise InvalidQueryError(f"lateral {self.lateral!r} must be True or False")
+        object.__setattr__(self, "lateral", flag("lateral", self.lateral))
 
     @property
     def wraps(self) -> bool:

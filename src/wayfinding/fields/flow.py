@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validate import allocation, choice, count, finite_points, positive_float, reals
+from .._validate import allocation, choice, count, finite_points, flag, positive_float, reals
 from ..errors import InvalidQueryError
 from ..grid.grid import Grid
 from ..grid.rules import DIRECTIONS
@@ -103,6 +103,7 @@ class FlowField:
         corner under the ``always`` or ``allow_one_blocked`` rule) get the cheapest way on
         over the grid's steps, and where steps add nothing to the field (costs far below
         its rounding) cells of one value point along them to a way down."""
+        los = flag("los", los)
         if not isinstance(grid, Grid):
             raise InvalidQueryError(f"expected a Grid, got {type(grid).__name__}")
         choice("method", method, ("eikonal", "dijkstra"))

@@ -27,7 +27,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._kernels import _fmm, _gridops
-from .._validate import choice, number, positive_float, reals
+from .._validate import choice, flag, number, positive_float, reals
 from ..errors import InvalidQueryError
 from ..grid.grid import Grid, cell_items
 from ..grid.search import GridSearch
@@ -62,6 +62,8 @@ def eikonal_field(world: Any, sources: Any = (), *, initial: Any = None, order: 
     exact time, straight-line distance times that cost, and the march starts from their
     edge, so the field has no diamond-shaped artefacts near the goal.
     """
+    if los is not False:
+        los = flag("los", los)
     # Plain arguments pass at once (the checks cost as much as a march over a small grid).
     if not (type(order) is int and (order == 1 or order == 2)):
         choice("order", order, (1, 2))
@@ -82,21 +84,21 @@ def eikonal_field(world: Any, sources: Any = (), *, initial: Any = None, order: 
     slowness, walls = _slowness(world)
     h, w = walls.shape
     times = np.full((h + 2 * _PAD, w + 2 * _PAD), np.inf)
-    flag = np.full(times.shape, _MASKED, dtype=np.uint8)
+    state = np.full(times.shape, _MASKED, dtype=np.uint8)
     inner = (slice(_PAD, _PAD + h), slice(_PAD, _PAD + w))
-    flag[inner] = np.where(walls, _MASKED, _FAR)
+    state[inner] = np.where(walls, _MASKED, _FAR)
     known = _known_times(initial, walls)
     if known is not None:
         times[inner][known[0]] = known[1]
-        flag[inner][known[0]] = _FROZEN
+        state[inner][known[0]] = _FROZEN
     for x, y in _cells(sources, walls):
         times[_PAD + y, _PAD + x] = 0.0
-        flag[_PAD + y, _PAD + x] = _FROZEN
-    if not (flag == _FROZEN).any():
+        state[_PAD + y, _PAD + x] = _FROZEN
+    if not (state == _FROZEN).any():
         raise InvalidQueryError("give at least one source or initial time")
     slow = np.zeros(times.shape)
     slow[inner] = slowness
-    _fmm.march(slow.ravel(), times.ravel(), flag.ravel(), w + 2 * _PAD, cell_size,
+    _fmm.march(slow.ravel(), times.ravel(), state.ravel(), w + 2 * _PAD, cell_size,
                order, lim)
     out = times[inner].copy()
     out[out > lim] = np.inf

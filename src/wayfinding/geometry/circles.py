@@ -8,7 +8,7 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validate import choice, positive_float, xy
+from .._validate import choice, flag, positive_float, xy
 from ..errors import InvalidGeometryError
 from .predicates import Pt
 
@@ -28,6 +28,7 @@ def circle_tangent(c0: ArrayLike, s0: int, r0: float, c1: ArrayLike, s1: int, r1
     Centres must be finite points, sides +1 or -1, radii finite and >= 0
     (:class:`~wayfinding.errors.InvalidGeometryError` otherwise).
     """
+    clamp = flag("clamp", clamp)
     c0 = xy("c0", c0, error=InvalidGeometryError)
     c1 = xy("c1", c1, error=InvalidGeometryError)
     s0 = choice("side s0", s0, (1, -1), error=InvalidGeometryError)

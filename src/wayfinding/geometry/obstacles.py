@@ -26,7 +26,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._deprecated import positional_options
-from .._validate import finite_point, positive_float, reals
+from .._validate import finite_point, flag, positive_float, reals
 from ..errors import InvalidGridError, InvalidQueryError
 
 #: Absolute tolerance in world units of every clearance comparison.
@@ -340,6 +340,7 @@ def segments_cross(p: np.ndarray, q: np.ndarray, a: np.ndarray, b: np.ndarray, *
     each) at a point interior to both, each strictly separating the other's ends beyond the
     tolerance.  ``touching=True``: they meet at all (an end on the other, a collinear
     overlap, a crossing), by the exact signs of the orientations, without tolerance."""
+    touching = flag("touching", touching)
     pq, ab = q - p, b - a
     o1, o2 = _cross(pq, a - p), _cross(pq, b - p)
     o3, o4 = _cross(ab, p - a), _cross(ab, q - a)

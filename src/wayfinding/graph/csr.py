@@ -17,7 +17,7 @@ from .._index import Index, check_world
 from .._kernels import _codes, _csrsearch
 from .._kernels._workspace import Workspace
 from .._scratch import thread_workspace
-from .._validate import MAX_COST, finite_float
+from .._validate import MAX_COST, finite_float, flag
 from ..errors import InvalidGridError, InvalidQueryError, brief
 from ..results import PathResult, SearchStats
 from ..sliced import SlicedSearch
@@ -106,6 +106,7 @@ class CSRGraph:
                    directed: bool = True, coords: Any = None) -> CSRGraph:
         """Build from parallel arrays of edges; ``directed=False`` adds each edge both ways.
         Edges keep their input order within a node (stable sort)."""
+        directed = flag("directed", directed, error=InvalidGridError)
         s = _integers(sources, "sources").ravel()
         t = _integers(targets, "targets").ravel()
         w = _reals(weights, "weights").ravel()
@@ -236,6 +237,7 @@ class CSRGraph:
         the node ids; no path when an end node lies in a hard constraint).  It needs
         ``(n, 2)`` coords and takes none of the other options.
         """
+        record = flag("record", record)
         if constraints is not None:
             if record or differential is not None or bounds is not None or zones is not None:
                 raise InvalidQueryError("constraints cannot be combined with record, "
@@ -316,6 +318,7 @@ class CSRGraph:
     def _begin(self, start: Any, goal: Any, method: str, record: bool, differential: Any,
                bounds: Any, zones: Any, ws: Any) -> tuple:
         """Check a query and set up its compiled search: ``(run, finish, name)``."""
+        record = flag("record", record)
         s, g = self._node(start, name="start"), self._node(goal, name="goal")
         if method not in ("astar", "dijkstra"):
             raise InvalidQueryError(f"unknown method {method!r} for CSRGraph; "

@@ -9,6 +9,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._deprecated import positional_options, renamed_keywords, warn
+from .._validate import flag
 from ..errors import InvalidQueryError
 from ..geometry.nearest import PointIndex
 from ..geometry.obstacles import Obstacles, as_points, check_radius
@@ -57,6 +58,7 @@ class DirichletDomains(PositionedGraph):
                  obstacles: Obstacles | None = None, radius: float = 0.0,
                  bounds: ArrayLike | None = None, adjacency: str = "auto",
                  cell_size: float | None = None, check_links: bool = True):
+        check_links = flag("check_links", check_links)
         pts = as_points(seeds, "seeds")
         if not len(pts):
             raise InvalidQueryError("Dirichlet domains need at least one seed")

@@ -6,6 +6,7 @@ import math
 from collections.abc import Hashable, Iterable, Mapping
 from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
+from .._validate import flag
 from ..errors import InvalidGridError
 
 Node = Hashable
@@ -46,6 +47,7 @@ class AdjacencyGraph(Generic[N]):
     def from_edges(cls, edges: Iterable[tuple[N, N, float]], *,
                    directed: bool = True) -> AdjacencyGraph[N]:
         """Build from ``(source, target, cost)`` triples; ``directed=False`` adds both ways."""
+        directed = flag("directed", directed)
         g: AdjacencyGraph[N] = cls()
         for a, b, cost in edges:
             g.add_edge(a, b, cost)

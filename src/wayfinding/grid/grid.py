@@ -12,7 +12,7 @@ import numpy as np
 
 from .._deprecated import warn
 from .._kernels import _gridops, _gridsearch, _jps
-from .._validate import CELL_COST_BOUNDS, cell_cost_ok, count, finite_point, positive_float
+from .._validate import CELL_COST_BOUNDS, cell_cost_ok, count, finite_point, flag, positive_float
 from ..errors import InvalidGridError, InvalidQueryError, MapFormatError, brief
 from ..graph.csr import CSRGraph
 from .rules import DIRECTIONS, SQRT2, Diagonal, move_masks
@@ -220,6 +220,8 @@ class Grid:
         Raises :class:`InvalidQueryError` naming the value if it is not two integers, lies
         outside the grid, or (with ``passable=True``) is blocked.
         """
+        if passable is not False and passable is not True:
+            passable = flag("passable", passable)
         if type(value) is tuple and len(value) == 2 and type(value[0]) is int \
                 and type(value[1]) is int:
             x, y = value
@@ -235,6 +237,8 @@ class Grid:
     def cells(self, values: Any, *, name: str = "cell", passable: bool = False) -> list[Cell]:
         """Validate one ``(x, y)`` cell or a sequence (or ``(n, 2)`` array) of them, as
         :meth:`cell`; an empty sequence gives an empty list."""
+        if passable is not False and passable is not True:
+            passable = flag("passable", passable)
         return [self.cell(c, name=name, passable=passable) for c in cell_items(values)]
 
     def index(self, cell: Cell) -> int:

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from .._deprecated import renamed_keywords, warn
-from .._validate import CELL_COST_BOUNDS, cell_cost_ok, finite_point, positive_float
+from .._validate import CELL_COST_BOUNDS, cell_cost_ok, finite_point, flag, positive_float
 from ..errors import InvalidGridError, InvalidQueryError, MapFormatError
 from ..geometry.obstacles import as_points
 from ..graph.csr import CSRGraph
@@ -175,6 +175,8 @@ class HexGrid:
 
     def cell(self, value: Any, *, name: str = "cell", passable: bool = False) -> tuple[int, int]:
         """Validate one ``(q, r)`` cell; raises :class:`InvalidQueryError` naming it."""
+        if passable is not False and passable is not True:
+            passable = flag("passable", passable)
         c = _cells(value, name)
         if len(c) != 1:
             raise InvalidQueryError(f"{name} {value!r} must be one (q, r) cell")

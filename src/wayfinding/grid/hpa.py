@@ -59,7 +59,7 @@ from .._deprecated import positional_options
 from .._kernels import _canonical, _gridops, _gridsearch, _hpa_search
 from .._kernels._workspace import Workspace
 from .._scratch import PerThread
-from .._validate import count
+from .._validate import count, flag
 from ..errors import IndexFormatError, InvalidGridError, InvalidQueryError
 from ..graph.csr import CSRGraph
 from ..progress import progress as progress_bar
@@ -734,6 +734,7 @@ class HPAStar(GridIndex):
         grid = self.grid
         s = grid.cell(start, name="start", passable=True)
         g = grid.cell(goal, name="goal", passable=True)
+        smooth = flag("smooth", smooth)
         name = "hpa_smooth" if smooth else "hpa"
         if s == g:
             return PathResult(np.array([s], dtype=np.int64), 0.0, True,

@@ -28,7 +28,7 @@ from .._kernels import _jps, _jps_plus
 from .._kernels._codes import BAD_START, FAILED, FOUND
 from .._kernels._workspace import Workspace
 from .._scratch import PerThread, thread_workspace
-from .._validate import positive_float
+from .._validate import flag, positive_float
 from ..errors import IndexFormatError, InvalidGridError, InvalidQueryError
 from ..results import PathResult, SearchStats, empty_path
 from .grid import Grid
@@ -92,6 +92,8 @@ def _find_path_jps(grid: Grid, start: Any, goal: Any, *, workspace: Workspace | 
     (True, 4.414214, 5)
     """
     t0 = _clock()
+    if record is not False:
+        record = flag("record", record)
     try:
         jg = grid.__dict__["_jump_grid"]
     except (AttributeError, KeyError):
@@ -233,9 +235,11 @@ class JPSPlus(GridIndex):
         if not (type(goal) is tuple and len(goal) == 2 and type(goal[0]) is int
                 and type(goal[1]) is int):
             goal = self.grid.cell(goal, name="goal", passable=True)
+        if record is not False:
+            record = flag("record", record)
         boxes = None if bounds is None else self._check_boxes(bounds)
         width = 0.0
-        if buckets:
+        if buckets is not False and flag("buckets", buckets):
             width = bucket_width if type(bucket_width) is float \
                 and self._min_width <= bucket_width < math.inf \
                 else self._check_bucket_width(bucket_width)
@@ -280,7 +284,7 @@ class JPSPlus(GridIndex):
         if len(a) != len(b):
             raise InvalidQueryError(f"{len(a)} starts but {len(b)} goals")
         boxes = None if bounds is None else self._check_boxes(bounds)
-        width = self._check_bucket_width(bucket_width) if buckets else 0.0
+        width = self._check_bucket_width(bucket_width) if flag("buckets", buckets) else 0.0
         out = np.empty(len(a))
         if len(a):
             queries = np.ascontiguousarray(np.concatenate([a, b], axis=1), dtype=np.int32)

@@ -22,7 +22,7 @@ from .._index import check_world
 from .._kernels import _canonical, _codes, _gridsearch
 from .._kernels._workspace import Workspace
 from .._scratch import SingleThread, exclusive
-from .._validate import choice, count, number
+from .._validate import choice, count, flag, number
 from ..errors import InvalidQueryError
 from ..results import PathResult, SearchStats, empty_path
 from ..sliced import SlicedSearch
@@ -210,6 +210,7 @@ class GridSearch(SingleThread):
         if type(method) is not str or method not in ALGORITHMS:
             choice("method", method, ALGORITHMS)
         hkind = heuristic_code(heuristic, grid.diagonal)
+        record = flag("record", record)
         scale = grid.min_cost
         if method == "weighted_astar":
             scale *= 2.0 if weight is None else number("weight", weight, min=1)

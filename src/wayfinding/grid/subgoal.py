@@ -35,7 +35,7 @@ import numpy as np
 from .. import _saved
 from .._kernels import _subgoal_build, _subgoal_query, _subgoal_table
 from .._scratch import PerThread
-from .._validate import count
+from .._validate import count, flag
 from ..errors import IndexFormatError, InvalidQueryError
 from ..results import PathResult, SearchStats, Status, empty_path
 from .grid import Grid
@@ -193,6 +193,8 @@ class SubgoalGraph(GridIndex):
                 and type(goal[0]) is int and type(goal[1]) is int):
             start = self.grid.cell(start, name="start")
             goal = self.grid.cell(goal, name="goal")
+        if record is not False:
+            record = flag("record", record)
         q = self._query()
         try:
             status, cost, exp, gen, upd, mo, path = q.query(start[0], start[1], goal[0],

@@ -53,6 +53,7 @@ from numpy.typing import ArrayLike
 from .._deprecated import positional_options
 from .._io import read_npz, write_npz
 from .._kernels import _clearance, _navmesh
+from .._validate import flag
 from ..errors import InvalidGeometryError, InvalidQueryError, NavMeshFormatError
 from ..geometry.buckets import Buckets
 from ..geometry.circles import tangent
@@ -121,6 +122,7 @@ class ClearanceMesh:
         clearances, bit for bit.  Each gap test looks at the triangles within its vertex's
         reach: the time grows near linearly for rooms, caves and obstacle fields, and up to
         quadratically when one open room is bounded by thousands of vertices."""
+        refine = flag("refine", refine, error=InvalidGeometryError)
         t0 = time.perf_counter()
         verts, tris = triangulate(walkable_area(area, outline=outline, holes=holes))
         mesh = _kernel_mesh(verts, tris)

@@ -27,7 +27,7 @@ from .._deprecated import positional_options, renamed_keywords, warn
 from .._io import read_npz, write_npz
 from .._kernels import _navmesh
 from .._scratch import PerThread
-from .._validate import INT64_MAX, allocation, choice, count, finite_points, positive_float
+from .._validate import INT64_MAX, allocation, choice, count, finite_points, flag, positive_float
 from ..constraints import ConstraintSet
 from ..errors import (
     FileFormatError,
@@ -113,13 +113,11 @@ def checked_links(links: Any, *, dims: int,
                 raise error(f"links[{i}].{name} {brief(value)} must be one finite {point} "
                             "point")
             ends.append(tuple(float(v) for v in p))
-        if not isinstance(link.bidirectional, (bool, np.bool_)):
-            raise error(f"links[{i}].bidirectional {brief(link.bidirectional)} must be True "
-                        "or False")
+        both = flag(f"links[{i}].bidirectional", link.bidirectional, error=error)
         if not isinstance(link.kind, str):
             raise error(f"links[{i}].kind {brief(link.kind)} must be a str")
         out.append(OffMeshLink(
-            ends[0], ends[1], bidirectional=bool(link.bidirectional),
+            ends[0], ends[1], bidirectional=both,
             cost=None if link.cost is None else positive_float(
                 f"links[{i}].cost", link.cost, allow_zero=True, error=error),
             area=count(f"links[{i}].area", link.area, min=0, max=255, error=error),
@@ -228,8 +226,7 @@ class NavMesh:
         if (seed is not None or merge is not None) and method != "wavefront":
             raise InvalidGeometryError("seed= and merge= go with method='wavefront'")
         seed = count("seed", 0 if seed is None else seed, min=0, error=InvalidGeometryError)
-        merge = choice("merge", True if merge is None else merge, (True, False),
-                       error=InvalidGeometryError)
+        merge = flag("merge", True if merge is None else merge, error=InvalidGeometryError)
         if cell_size is not None:
             cell_size = positive_float("cell_size", cell_size, error=InvalidGeometryError)
             if method != "subtractive":
@@ -245,7 +242,7 @@ class NavMesh:
         # borders (rounded by the overlays) meet within a tolerance.
         tol = 0.0 if method == "delaunay" and len(parts) == 1 \
             else _subtractive.weld_tolerance(geom)
-        for part, area_id, flag in parts:
+        for part, area_id, part_flags in parts:
             if method == "delaunay":
                 verts, tris = _build.triangulate(part)
                 found = [verts[p] for p in _build.merge_convex(verts, tris, max_verts)]
@@ -255,7 +252,7 @@ class NavMesh:
                 found = _wavefront.wavefront_regions(part, seed=seed, merge=merge)
             pieces += found
             piece_area += [area_id] * len(found)
-            piece_flags += [flag] * len(found)
+            piece_flags += [part_flags] * len(found)
         # One Delaunay part has no T-junctions; cut pieces or several parts may have.
         verts, polys, kept = _subtractive.weld(pieces, tol,
                                                junctions=method != "delaunay" or len(parts) > 1) \

@@ -20,7 +20,7 @@ from numpy.typing import ArrayLike
 
 from .._kernels._polyanya import PolyanyaKernel
 from .._scratch import SingleThread, busy_error
-from .._validate import xy
+from .._validate import flag, xy
 from ..errors import InvalidQueryError
 from ..results import SearchStats, Status
 from .records import DEFAULT_FILTER, END, START, LazyNavPath, NavPath, QueryFilter, set_unset
@@ -166,7 +166,7 @@ class PolyanyaSearch(SingleThread):
         """:meth:`find_path` without the guard."""
         t0 = time.perf_counter()
         if type(partial) is not bool:
-            raise InvalidQueryError(f"partial {partial!r} must be True or False")
+            partial = flag("partial", partial)
         last = self._last
         if filter is last[0]:
             allowed, corner = last[1], last[2]

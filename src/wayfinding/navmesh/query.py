@@ -17,7 +17,7 @@ from numpy.typing import ArrayLike
 
 from .._kernels import _navmesh
 from .._scratch import SingleThread, busy_error, exclusive
-from .._validate import finite_points, generator, positive_float, xy
+from .._validate import finite_points, flag, generator, positive_float, xy
 from ..constraints import ConstraintSet
 from ..errors import InvalidQueryError, brief
 from ..graph.constrained import ConstrainedPath
@@ -345,7 +345,7 @@ class NavMeshQuery(SingleThread):
                 search = self._exact(method)
             return search._find_path(start, goal, filter, partial)
         if partial is not False and partial is not True:
-            raise InvalidQueryError(f"partial {partial!r} must be True or False")
+            partial = flag("partial", partial)
         if filter is not self._last:
             self._use(filter)
         p = self._kernel.find_path(start, goal, partial)
@@ -369,7 +369,7 @@ class NavMeshQuery(SingleThread):
         see :meth:`find_path`); the same paths, packed in one
         :class:`NavPaths`."""
         if partial is not False and partial is not True:
-            raise InvalidQueryError(f"partial {partial!r} must be True or False")
+            partial = flag("partial", partial)
         if filter is not self._last:
             self._use(filter)
         got = self._kernel.find_many(starts, goals, partial)

@@ -59,7 +59,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import choice, count
+from .._validate import count, flag
 from ..errors import InvalidGeometryError
 from ..geometry.predicates import orient2d
 from . import build as _build
@@ -477,7 +477,7 @@ def wavefront_regions(area: Any, *, seed: int = 0, merge: bool = True) -> list[n
 
     area = _build.walkable_area(area)
     seed = count("seed", seed, min=0, error=InvalidGeometryError)
-    merge = choice("merge", merge, (True, False), error=InvalidGeometryError)
+    merge = flag("merge", merge, error=InvalidGeometryError)
     area, shift, scale = _build.unit_frame(area)
     x0, y0, x1, y1 = area.bounds
     size = max(x1 - x0, y1 - y0)

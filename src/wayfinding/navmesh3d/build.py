@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
-from .._validate import allocation, count
+from .._validate import allocation, count, flag
 from ..errors import InvalidQueryError
 from ..progress import progress as progress_bar
 from .compact import CompactHeightfield, compact, erode, mark_volumes
@@ -142,6 +142,7 @@ def build(level: Level, *, settings: BuildSettings | None = None, tile_size: int
     cells) the level is built tile by tile, each with a border of the agent's radius and 3
     cells, over ``workers`` threads (the stages release the GIL), with a progress bar on a
     terminal when ``progress``; else whole, as one tile."""
+    progress = flag("progress", progress)
     expect("level", level, Level)
     settings = _settings(settings)
     tile_size = count("tile_size", tile_size, min=0)

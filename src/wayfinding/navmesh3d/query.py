@@ -46,7 +46,7 @@ from numpy.typing import ArrayLike
 
 from .._kernels import _detour
 from .._scratch import SingleThread, exclusive
-from .._validate import count, generator, positive_float, reals
+from .._validate import count, flag, generator, positive_float, reals
 from ..errors import InvalidQueryError, brief
 from ..graph.constrained import ConstrainedPath
 from ..navmesh.records import DEFAULT_FILTER, END, OFFMESH, START, NavPath, QueryFilter
@@ -450,7 +450,7 @@ class NavMesh3DQuery(SingleThread):
         polygon, and gives a :class:`~wayfinding.graph.constrained.ConstrainedPath` of
         ``(m, 3)`` world points.  ``partial`` and ``crossings`` do not apply to it."""
         if type(partial) is not bool:
-            raise InvalidQueryError(f"partial {partial!r} must be True or False")
+            partial = flag("partial", partial)
         if constraints is not None:
             if partial or crossings is not None:
                 raise InvalidQueryError("constraints cannot be combined with partial or "
@@ -522,7 +522,7 @@ class NavMesh3DQuery(SingleThread):
         True
         """
         if type(partial) is not bool:
-            raise InvalidQueryError(f"partial {partial!r} must be True or False")
+            partial = flag("partial", partial)
         t0 = time.perf_counter()
         s, g = _point(start, "start"), _point(goal, "goal")
         allowed, costs = self._filter(filter)
@@ -551,7 +551,7 @@ class NavMesh3DQuery(SingleThread):
         """:meth:`find_path` for each row of ``starts`` and ``goals`` (``(n, 3)`` arrays),
         in one compiled loop."""
         if type(partial) is not bool:
-            raise InvalidQueryError(f"partial {partial!r} must be True or False")
+            partial = flag("partial", partial)
         s, g = _points(starts, "starts"), _points(goals, "goals")
         if len(s) != len(g):
             raise InvalidQueryError(f"starts ({len(s)}) and goals ({len(g)}) must be as many")

@@ -41,7 +41,7 @@ from typing import Any, Literal, NamedTuple
 
 import numpy as np
 
-from .._validate import choice, count, positive_float
+from .._validate import choice, count, flag, positive_float
 from ..errors import InvalidQueryError
 
 PARTITIONS = ("watershed", "monotone", "layers")
@@ -102,8 +102,8 @@ class BuildSettings:
         choice("partition", self.partition, PARTITIONS)
         choice("compat", self.compat, ("recast", None))
         for f in fields(self):
-            if f.name.startswith("filter_") and not isinstance(getattr(self, f.name), bool):
-                    raise InvalidQueryError(f"{f.name} must be True or False")
+            if f.name.startswith("filter_"):
+                put(self, f.name, flag(f.name, getattr(self, f.name)))
         for f in fields(self):         # the stages work in float32, as Recast's do
             value = getattr(self, f.name)
             with np.errstate(over="ignore", under="ignore"):

@@ -57,7 +57,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .._validate import allocation, count, seconds
+from .._validate import allocation, count, flag, seconds
 from ..errors import InvalidQueryError, brief
 from ..navmesh.mesh import OffMeshLink
 from .build import _built_tiles, _Clock, _finish, _settings, _TileGrid
@@ -135,6 +135,7 @@ class TileCache:
     def __init__(self, level: Level, *, settings: BuildSettings | None = None,
                  tile_size: int = 48, workers: int = 1, progress: bool = False,
                  flags: int = 0):
+        progress = flag("progress", progress)
         if not isinstance(level, Level):
             raise InvalidQueryError(f"TileCache needs a Level, not {type(level).__name__}")
         settings = _settings(settings)

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validate import allocation, count, number, positive_float, reals
+from .._validate import allocation, count, flag, number, positive_float, reals
 from ..errors import InvalidQueryError
 from ..geometry.obstacles import Obstacles
 from ..results import _fields_equal
@@ -132,6 +132,7 @@ def smooth_corridor(centres: ArrayLike, radii: ArrayLike, facing_start: ArrayLik
     disk centres, round after round, and finally onto them, so every segment of
     ``points`` passes (``energy`` and ``history`` are the iterations' before that).  If
     a segment between two disk centres fails, :class:`InvalidQueryError` is raised."""
+    trace = flag("trace", trace)
     c = reals("centres", centres)
     r = reals("radii", radii)
     if c.ndim != 2 or c.shape[1] != 2 or len(c) < 2 or not np.isfinite(c).all():

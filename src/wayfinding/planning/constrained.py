@@ -77,7 +77,7 @@ from typing import Any
 import numpy as np
 
 from .._scratch import SingleThread, exclusive
-from .._validate import count, finite_float, finite_point, number, step_budget
+from .._validate import count, finite_float, finite_point, flag, number, step_budget
 from ..constraints import Annotation, Constraint, ConstraintSet
 from ..errors import InvalidQueryError, brief
 from ..graph.constrained import ConstrainedPath, ConstraintDomain
@@ -337,9 +337,7 @@ class ConstraintPlanner(SingleThread):
         self._t = finite_float("t", t)
         self.epsilon0 = number("epsilon", epsilon, min=1.0)
         self.step = number("step", step, min=0.0, min_open=True)
-        if not isinstance(raise_epsilon, bool):
-            raise InvalidQueryError(f"raise_epsilon {brief(raise_epsilon)} must be True or "
-                                    "False")
+        raise_epsilon = flag("raise_epsilon", raise_epsilon)
         self.raise_epsilon = raise_epsilon
         self._repaired = domain.num_edges
         self._published: tuple[Any, ConstraintPlan] | None = None

@@ -24,7 +24,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from .._validate import choice, finite_points, number, positive_float
+from .._validate import choice, finite_points, flag, number, positive_float
 from ..errors import InvalidQueryError
 
 #: Standard gravity, m/s².
@@ -47,6 +47,7 @@ def pendulum(position: Any, velocity: Any, t: Any, *, leg_length: float,
     Returns the positions and velocities, each ``(m, 2)`` (``(2,)`` for one point and one
     time; ``(m, n, 2)`` for ``n`` points and ``m`` times).
     """
+    exact = flag("exact", exact)
     leg_length = positive_float("leg_length", leg_length)
     gravity = positive_float("gravity", gravity)
     p, one_p = finite_points("position", position)
@@ -299,6 +300,7 @@ def step_curve(model: LocomotionModel, start: tuple[float, float],
     axis at ``phi`` and its stance foot on ``side`` (+1 right, −1 left), lasting
     ``duration`` s (:func:`solve_start`); None when the velocity does not run forward
     along the axis."""
+    hyperbola = flag("hyperbola", hyperbola)
     c, s = math.cos(phi), math.sin(phi)
     vx = c * velocity[0] + s * velocity[1]
     vy = side * (-s * velocity[0] + c * velocity[1])

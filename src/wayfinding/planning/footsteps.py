@@ -73,6 +73,7 @@ from .._validate import (
     count,
     finite_point,
     finite_points,
+    flag,
     number,
     positive_float,
     reals,
@@ -731,8 +732,7 @@ def plan_crowd(starts: Any, goals: Any, *, velocities: Any = None,
     ``n``, or None (the defaults).  Other options as :func:`plan_footsteps`.
     """
     p, g, v, ms = _crowd(starts, goals, velocities, models, options)
-    if not isinstance(repair, bool):
-        raise InvalidQueryError(f"repair {repair!r} must be True or False")
+    repair = flag("repair", repair)
     dt = options.get("sample_interval", 0.05)
     gap = options.get("clearance", 0.1)
 
@@ -800,8 +800,7 @@ def run_footstep_crowd(starts: Any, goals: Any, *, velocities: Any = None, model
     interval = positive_float("interval", interval)
     duration = positive_float("duration", duration, allow_zero=True)
     time_steps(duration, interval, "replanning")
-    if not isinstance(give_way, bool):
-        raise InvalidQueryError(f"give_way {give_way!r} must be True or False")
+    give_way = flag("give_way", give_way)
     plans: list[FootstepPlan] = []
     costs: list[np.ndarray] = []
     for i in range(len(p)):

@@ -53,7 +53,7 @@ from enum import Enum
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validate import count, finite_point, number, positive_float
+from .._validate import count, finite_point, flag, number, positive_float
 from ..errors import InvalidQueryError
 from .locomotion import LocomotionPath
 from .locomotion_plan import Action, ActionStack, LocomotionPlanner, Role
@@ -165,8 +165,7 @@ class LocomotionExecutor:
         ``plan=False`` defers the planning work (taking a request, planning a stack): the
         character plays what it has, then waits (``WAITING``)."""
         dt = positive_float("dt", dt, allow_zero=True)
-        if plan is not True and plan is not False:
-            raise InvalidQueryError(f"plan {plan!r} must be True or False")
+        plan = flag("plan", plan)
         adjusted = False
         while True:
             a = self.action

@@ -64,7 +64,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validate import count, finite_point, number, positive_float
+from .._validate import count, finite_point, flag, number, positive_float
 from ..errors import InvalidQueryError, brief
 from ..geometry.angles import wrap_angle
 from ..results import Status
@@ -285,8 +285,7 @@ class LocomotionPlanner:
         start: Pose = (float(p[0]), float(p[1]), float(p[2]))
         tx, ty = finite_point("target", target).tolist()
         f = None if facing is None else number("facing", facing)
-        if through is not True and through is not False:
-            raise InvalidQueryError(f"through {brief(through)} must be True or False")
+        through = flag("through", through)
         if end_state is not None:
             self.check_state(end_state)
             if self.is_transfer(end_state) is not through:

@@ -52,7 +52,7 @@ from numpy.typing import ArrayLike
 
 from .. import _saved
 from .._io import read_npz, write_npz
-from .._validate import number, positive_float, reals
+from .._validate import flag, number, positive_float, reals
 from ..errors import FileFormatError, InvalidQueryError, WayfindingError
 from ..geometry.angles import wrap_angle
 from ..results import _fields_equal
@@ -190,8 +190,7 @@ def fit_deceleration(distances: ArrayLike, speed_losses: ArrayLike, *, bound: bo
     if len(np.unique(d[d > 0])) < 3:
         raise InvalidQueryError(f"distances {d.tolist()!r:.80} must hold at least 3 distinct "
                                 "positive values to fit three coefficients")
-    if not isinstance(bound, bool):
-        raise InvalidQueryError(f"bound {bound!r} must be a bool")
+    bound = flag("bound", bound)
     design = np.column_stack((d * d, d, np.sqrt(d)))
     if not bound:
         coefficients = np.linalg.lstsq(design, dv, rcond=None)[0]

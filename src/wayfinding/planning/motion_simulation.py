@@ -30,7 +30,7 @@ from typing import Protocol
 
 import numpy as np
 
-from .._validate import count, number, positive_float, time_steps
+from .._validate import count, flag, number, positive_float, time_steps
 from ..errors import InvalidQueryError
 from ..geometry.angles import wrap_angle
 from ..results import _fields_equal
@@ -176,8 +176,7 @@ class MotionCommand:
         positive_float("start_speed", self.start_speed, allow_zero=True)
         positive_float("goal_speed", self.goal_speed, allow_zero=True)
         number("turn", self.turn, min=-math.pi, max=math.pi)
-        if not isinstance(self.circle, bool):
-            raise InvalidQueryError(f"circle {self.circle!r} must be a bool")
+        object.__setattr__(self, "circle", flag("circle", self.circle))
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -50,7 +50,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import count, finite_point, number, positive_float, step_budget
+from .._validate import count, finite_point, flag, number, positive_float, step_budget
 from ..errors import InvalidQueryError
 from ..results import PathResult, SearchStats, Status, _fields_equal
 from .domain_grid import Cell, GridDomain
@@ -173,8 +173,7 @@ class MultiDomainPlanner:
         self.tunnel_steps = count("tunnel_steps", tunnel_steps, min=0)
         self.epsilon = number("epsilon", epsilon, min=1.0)
         self.epsilon_step = number("epsilon_step", epsilon_step, min=0.0, min_open=True)
-        if not isinstance(raise_epsilon, bool):
-            raise InvalidQueryError(f"raise_epsilon {raise_epsilon!r} must be True or False")
+        raise_epsilon = flag("raise_epsilon", raise_epsilon)
         self.raise_epsilon = raise_epsilon
         self.max_tasks = count("max_tasks", max_tasks, min=2)
         self.dt = spacetime.dt if spacetime is not None else positive_float("dt", dt)

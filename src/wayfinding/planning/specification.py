@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from .._scratch import SingleThread, exclusive
-from .._validate import count, finite_float, finite_point, number, positive_float, step_budget
+from .._validate import count, finite_float, finite_point, flag, number, positive_float, step_budget
 from ..constraints import Annotation, ConstraintSet
 from ..errors import InvalidQueryError, brief
 from ..graph.constrained import ConstraintDomain
@@ -252,6 +252,7 @@ class SpecificationRunner(SingleThread):
     def __init__(self, domain: ConstraintDomain, specification: Specification, *,
                  t: float = 0.0, speed: float = 1.0, epsilon: float = 2.5, step: float = 0.5,
                  raise_epsilon: bool = True):
+        raise_epsilon = flag("raise_epsilon", raise_epsilon)
         _check(domain, specification)
         self._domain = domain
         self._spec = specification

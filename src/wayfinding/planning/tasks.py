@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import count, number
+from .._validate import count, flag, number
 from ..results import SearchStats, Status
 from ..search.generic import AStarSearch
 from ..search.incremental import ADStar, AnytimePath
@@ -50,6 +50,7 @@ def task_priority(hops: int, epsilon: float, *, finished: bool = False) -> float
     >>> [task_priority(h, e) for h, e in ((0, math.inf), (1, math.inf), (2, 2.5), (3, 1.0))]
     [1.0, 1.0, 5.0, inf]
     """
+    finished = flag("finished", finished)
     hops = count("hops", hops, min=0)
     epsilon = number("epsilon", epsilon, min=1.0, infinite=True)
     if hops == 0:

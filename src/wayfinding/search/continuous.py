@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import finite_float, number, positive_float
+from .._validate import finite_float, flag, number, positive_float
 from ..errors import InvalidQueryError
 from ..graph.csr import CSRGraph
 from ..grid.grid import Grid
@@ -267,6 +267,7 @@ class ContinuousPlanner:
         (otherwise reaching it is enough).  ``max_time``: give up on arrivals after that
         time.  The start must be safe at ``start_time``.
         """
+        park = flag("park", park)
         t0 = time.perf_counter()
         s, g = self._node(start, "start"), self._node(goal, "goal")
         t_start = finite_float("start_time", start_time)

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import number, step_budget
+from .._validate import flag, number, step_budget
 from ..errors import InvalidQueryError, brief
 from ..results import PathResult, SearchStats, Status
 from .queues import BinaryHeap, BucketQueue
@@ -64,8 +64,8 @@ class AStarSearch:
         self._graph = graph
         self._weight = float(weight)
         self._termination = termination
-        self._reopen = reopen
-        self._record = record
+        self._reopen = flag("reopen", reopen)
+        self._record = flag("record", record)
         self._path_dims = path_dims
         self.algorithm = "dijkstra" if heuristic is zero_heuristic else "astar"
         self._g: dict[Any, float] = {start: 0.0}

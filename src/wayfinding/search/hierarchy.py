@@ -41,6 +41,7 @@ import numpy as np
 
 from .. import _saved
 from .._arrays import concatenated_ranges
+from .._validate import flag
 from ..errors import IndexFormatError, InvalidGridError, InvalidQueryError
 from ..graph.csr import CSRGraph, GraphIndex
 
@@ -388,6 +389,7 @@ def cell_grouping(cell_size: float, *, connected: bool = True) -> Callable[[CSRG
     numbered 0.. in order of their lowest node.  Needs node positions; O(m) numpy work plus
     one compiled component pass.
     """
+    connected = flag("connected", connected)
     if isinstance(cell_size, bool) or not isinstance(cell_size, (int, float)) \
             or not math.isfinite(cell_size) or cell_size <= 0:
         raise InvalidQueryError(f"cell_size {cell_size!r} must be a finite number > 0")

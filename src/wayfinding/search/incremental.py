@@ -71,6 +71,7 @@ from .._validate import (
     INT64_MAX,
     MAX_COST,
     cell_cost_ok,
+    flag,
     number,
     real_number,
     reals,
@@ -507,9 +508,7 @@ class _Anytime(_Incremental):
                  step: float = 0.5, raise_epsilon: bool = False):
         epsilon = number("epsilon", epsilon, min=1.0)
         step = number("step", step, min=0.0, min_open=True)
-        if not isinstance(raise_epsilon, bool):
-            raise InvalidQueryError(f"raise_epsilon {brief(raise_epsilon)} must be True or "
-                                    "False")
+        raise_epsilon = flag("raise_epsilon", raise_epsilon)
         super().__init__(world, start, goal)
         self._core.anytime = True
         self._core.eps = float(epsilon)

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import INT64_MAX, count
+from .._validate import INT64_MAX, count, flag
 from ..errors import InvalidQueryError, brief
 from ..grid.grid import Grid
 from ..grid.rules import DIRECTIONS
@@ -54,6 +54,7 @@ class ReservationTable:
         ``start_time``, an integer >= 0) and each move between them; with ``park``, the last
         cell stays claimed from then on.  Bad input raises
         :class:`~wayfinding.errors.InvalidQueryError` and claims nothing."""
+        park = flag("park", park)
         start_time = count("start_time", start_time, min=0)
         cells = [_cell(c) for c in path]
         if not cells:

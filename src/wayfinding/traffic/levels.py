@@ -78,8 +78,7 @@ def road_lattice(network: RoadNetwork, road: int, *, forward: bool, start: float
     if not isinstance(network, RoadNetwork):
         raise InvalidQueryError(f"network {brief(network)} must be a RoadNetwork")
     lanes = network.road_lanes(road)
-    if not isinstance(forward, bool):
-        raise InvalidQueryError(f"forward {forward!r} must be a bool")
+    forward = _validate.flag("forward", forward)
     s0 = _validate.positive_float("start", start, allow_zero=True)
     step = _validate.positive_float("spacing", spacing)
     count = _validate.count("n_sets", n_sets, max=10**6)

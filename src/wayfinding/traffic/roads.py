@@ -57,8 +57,8 @@ class LaneSpec:
         _validate.positive_float("width", self.width, error=InvalidGeometryError)
         if not isinstance(self.type, LaneType):
             raise InvalidGeometryError(f"lane type {self.type!r} must be a LaneType")
-        if not isinstance(self.forward, bool):
-            raise InvalidGeometryError(f"forward {self.forward!r} must be a bool")
+        object.__setattr__(self, "forward", _validate.flag("forward", self.forward,
+                                                           error=InvalidGeometryError))
 
 
 class Lane:
@@ -93,6 +93,7 @@ class Lane:
 
     def heading(self, *, at_end: bool) -> np.ndarray:
         """The unit direction of travel at the lane's start or end, ``(2,)`` float64."""
+        at_end = _validate.flag("at_end", at_end)
         a, b = (self.points[-2], self.points[-1]) if at_end else (self.points[0], self.points[1])
         d = b - a
         return d / np.hypot(*d)

@@ -112,6 +112,7 @@ class DriverCosts:
         """The factor on the length of a lane of this type and road kind on road ``road``
         (inf: never, as on every avoided road).  ``oncoming``: the lane is driven against
         its direction, so a driving lane's type factor is the driver's ``oncoming``."""
+        oncoming = _validate.flag("oncoming", oncoming)
         if road in self.avoid_roads:
             return math.inf
         own = self.oncoming if oncoming and lane_type is LaneType.DRIVING else \

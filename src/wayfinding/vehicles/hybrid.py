@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from .._kernels import _hybrid
-from .._validate import allocation, budget, count, finite_point, number, positive_float
+from .._validate import allocation, budget, count, finite_point, flag, number, positive_float
 from ..errors import InvalidQueryError
 from ..grid import Grid, GridSearch
 from ..navmesh import NavMesh
@@ -164,8 +164,7 @@ def plan_car_path(world: Grid | NavMesh, start_pose: Any, goal_pose: Any, *,
     radius = positive_float("turning_radius", turning_radius)
     car_length = positive_float("length", length)
     car_width = positive_float("width", width)
-    if not isinstance(reverse, bool):
-        raise InvalidQueryError(f"reverse {reverse!r} must be True or False")
+    reverse = flag("reverse", reverse)
     back_cost = number("reverse_cost", reverse_cost, min=1.0)
     if cell_size is not None:
         cell = positive_float("cell_size", cell_size)

@@ -28,6 +28,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._io import atomic_write_text
+from .._validate import flag
 from ..errors import InvalidQueryError
 from ..geometry.obstacles import as_points
 from ..graph.dirichlet import DirichletDomains
@@ -79,6 +80,9 @@ def render_world_svg(world: World, *, path: PathResult | Points | None = None,
     clearance of each shade in world units, and the path as the band an agent of radius
     ``radius`` (default: the path's) sweeps.
     """
+    nodes = flag("nodes", nodes)
+    edges = flag("edges", edges)
+    colour_bar = flag("colour_bar", colour_bar)
     if title is not None and not isinstance(title, str):
         raise InvalidQueryError(f"title {title!r} must be a string")
     if corridor is None:

@@ -20,6 +20,7 @@ from numpy.typing import ArrayLike
 
 from .._deprecated import positional_options
 from .._io import atomic_write_bytes
+from .._validate import flag
 from ..errors import InvalidQueryError
 from ..grid import Grid
 from ..results import PathResult
@@ -393,6 +394,7 @@ def render_png(grid: Grid, *, path: Cells | None = None, explored: Cells | None 
     Raises :class:`~wayfinding.errors.InvalidQueryError` for arrays of the wrong shape or
     cells outside the grid, :class:`ImportError` when Pillow is missing.
     """
+    colour_bar = flag("colour_bar", colour_bar)
     grid = as_grid(grid)
     if scale is None:
         s = auto_scale(grid)

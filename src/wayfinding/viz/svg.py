@@ -15,7 +15,7 @@ from xml.sax.saxutils import escape
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validate import positive_float
+from .._validate import flag, positive_float
 from ..errors import InvalidQueryError
 from ..grid import Grid
 from .raster import (
@@ -108,6 +108,7 @@ def render_svg(grid: Grid, *, path: Cells | None = None, explored: Cells | None 
     >>> svg.startswith('<svg') and 'points="0.5,0.5 0.5,1.5 1.5,1.5"' in svg
     True
     """
+    colour_bar = flag("colour_bar", colour_bar)
     grid = as_grid(grid)
     if cell_px is None:
         px = TARGET_PX / max(grid.width, grid.height)

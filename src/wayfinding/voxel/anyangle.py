@@ -27,7 +27,7 @@ import numpy as np
 
 from .._kernels import _voxel_anyangle
 from .._scratch import thread_workspace
-from ..errors import InvalidQueryError
+from .._validate import flag
 from ..results import PathResult, SearchStats, Status
 from .grid import MOVE_COSTS, MOVES, VoxelGrid, _require_grid
 
@@ -61,8 +61,7 @@ def theta_star(grid: VoxelGrid, start: Any, goal: Any, *, lazy: bool = False) ->
     concurrent calls on other threads are safe.
     """
     _require_grid(grid, "theta_star")
-    if not isinstance(lazy, (bool, np.bool_)):
-        raise InvalidQueryError(f"lazy must be True or False, got {lazy!r:.40}")
+    lazy = flag("lazy", lazy)
     s = grid.cell(start, name="start", free=True)
     g = grid.cell(goal, name="goal", free=True)
     padded = grid.padded

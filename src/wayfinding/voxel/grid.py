@@ -18,7 +18,7 @@ import numpy as np
 
 from .._io import read_npz, write_npz
 from .._kernels import _voxels
-from .._validate import reals
+from .._validate import flag, reals
 from ..errors import IndexFormatError, InvalidGridError, InvalidQueryError, brief
 from . import voxelize as _voxelize  # a module import: voxelize builds grids of this one
 
@@ -255,6 +255,8 @@ class VoxelGrid:
     def cell(self, value: Any, *, name: str = "cell", free: bool = False) -> Cell3:
         """``value`` as an ``(x, y, z)`` tuple inside the grid (and free, with ``free``);
         raises :class:`InvalidQueryError` naming ``name`` otherwise."""
+        if free is not False and free is not True:
+            free = flag("free", free)
         c = _as_cell(value, name)
         if not self._inside(c):
             raise InvalidQueryError(f"{name} {c} is outside the grid of size {self.size}")
@@ -265,6 +267,8 @@ class VoxelGrid:
     def cells(self, values: Any, *, name: str = "cells", free: bool = False) -> np.ndarray:
         """``values`` as an ``int64[n, 3]`` array of cells inside the grid (and free, with
         ``free``); raises :class:`InvalidQueryError` naming the first bad row."""
+        if free is not False and free is not True:
+            free = flag("free", free)
         if not isinstance(values, np.ndarray):
             reals(name, values)             # no bools among the integers, no ragged rows
         a = np.asarray(values)

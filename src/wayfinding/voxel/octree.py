@@ -44,7 +44,7 @@ import numpy as np
 from .._index import Index, check_world
 from .._kernels import _svo
 from .._scratch import PerThread
-from .._validate import count
+from .._validate import count, flag
 from ..errors import IndexFormatError, InvalidGridError, InvalidQueryError, brief
 from ..progress import progress as progress_bar
 from ..results import PathResult, SearchStats, Status, _fields_equal
@@ -175,6 +175,7 @@ class SVOVariant:
                     or not lo <= v < hi or (name == "weight" and v < 1):
                 raise InvalidQueryError(f"{name} must be a finite number in [{lo}, {hi}), "
                                         f"got {brief(v)}")
+        object.__setattr__(self, "face_centres", flag("face_centres", self.face_centres))
 
 
 #: The named variants: ``plain`` (A* with Euclidean distances between node centres as costs
@@ -270,6 +271,7 @@ class SparseVoxelOctree(Index):
         need more than 16 layers or more than 4,194,304 nodes in a layer (the 22 bits of a
         link's index).
         """
+        progress = flag("progress", progress)
         if not isinstance(grid, VoxelGrid):
             raise InvalidGridError(f"build needs a VoxelGrid, got {type(grid).__name__}")
         nthreads = _workers(workers)
@@ -432,8 +434,7 @@ class SparseVoxelOctree(Index):
         grid and shared with its other compiled searches).  Each thread has its own search
         scratch, so one octree serves queries on many threads.
         """
-        if not isinstance(smooth, (bool, np.bool_)):
-            raise InvalidQueryError(f"smooth must be True or False, got {smooth!r:.40}")
+        smooth = flag("smooth", smooth)
         t0 = time.perf_counter()
         grid = self.world
         sx, sy, sz = grid.cell(start, name="start", free=True)

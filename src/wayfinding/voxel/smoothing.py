@@ -19,8 +19,7 @@ from typing import Any
 import numpy as np
 
 from .._kernels import _svo
-from .._validate import allocation, finite_points, number, positive_float
-from ..errors import InvalidQueryError
+from .._validate import allocation, finite_points, flag, number, positive_float
 from .grid import VoxelGrid, _require_grid
 
 
@@ -102,8 +101,7 @@ def smooth_checked(grid: VoxelGrid, cells: np.ndarray, *, spacing: float = 0.5,
     (``int64[n, 3]``, C order), without checking it again: what the searches call on the
     paths they make (the check would unpack the whole grid)."""
     spacing = positive_float("spacing", spacing, allow_inf=True)
-    if not isinstance(curve, (bool, np.bool_)):
-        raise InvalidQueryError(f"curve must be True or False, got {curve!r:.40}")
+    curve = flag("curve", curve)
     corners = _shortcut(grid, cells)
     pts = corners + 0.5
     if curve and len(pts) >= 3:

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from .._kernels import _heightfield, _voxels
-from .._validate import allocation, finite_point, positive_float
+from .._validate import allocation, finite_point, flag, positive_float
 from ..errors import InvalidGeometryError
 from . import grid as _grid  # a module import: the grid's from_mesh calls this one
 
@@ -76,8 +76,7 @@ def voxelize(vertices: Any, triangles: Any, *, voxel_size: float, bounds: Any = 
         whose far corner or vertices lie beyond single precision (3.4e38 world units) from
         its corner.
     """
-    if not isinstance(solid, (bool, np.bool_)):
-        raise InvalidGeometryError(f"solid must be True or False, got {solid!r:.40}")
+    solid = flag("solid", solid, error=InvalidGeometryError)
     v, t = _mesh(vertices, triangles)
     size = positive_float("voxel_size", voxel_size, error=InvalidGeometryError)
     holding = bounds is None

@@ -75,7 +75,7 @@ import numpy as np
 
 from .._kernels import _csrsearch
 from .._scratch import PerThread, thread_workspace
-from .._validate import count, finite_point
+from .._validate import count, finite_point, flag
 from ..errors import InvalidGridError, InvalidQueryError
 from ..results import PathResult, SearchStats, Status
 from .grid import VoxelGrid
@@ -159,8 +159,7 @@ class VoxelRegions:
             raise InvalidGridError(f"VoxelRegions.build needs a VoxelGrid, got "
                                    f"{type(grid).__name__}")
         rng = np.random.default_rng(count("seed", seed, min=0, error=InvalidGridError))
-        if not isinstance(merge, bool):
-            raise InvalidGridError(f"merge must be True or False, got {merge!r}")
+        merge = flag("merge", merge, error=InvalidGridError)
         lo, hi = _Builder(grid, rng).run()
         if merge:
             lo, hi = _merge(lo, hi)
@@ -208,8 +207,7 @@ class VoxelRegions:
         :class:`~wayfinding.errors.InvalidQueryError` for an end that is not three finite
         numbers or lies in a blocked voxel or outside the grid.
         """
-        if not isinstance(smooth, bool):
-            raise InvalidQueryError(f"smooth must be True or False, got {smooth!r}")
+        smooth = flag("smooth", smooth)
         t0 = time.perf_counter()
         s = self._voxel_units(start, "start")
         g = self._voxel_units(goal, "goal")
