@@ -108,10 +108,10 @@ def _check_member(member: Any) -> Member:
                             "AgentGroup")
 
 
-def _disjoint(given: Any, new: tuple[set[int], set[int]],
-              held: tuple[set[int], set[int]]) -> None:
-    """Refuse groups (ids) and agents of ``new`` that ``held`` already has (``given``: the
-    member that brings them, named in the message)."""
+def _disjoint(given: Any, new: tuple[set[Any], set[int]],
+              held: tuple[set[Any], set[int]]) -> None:
+    """Refuse groups and agents of ``new`` that ``held`` already has (``given``: the member
+    that brings them, named in the message)."""
     if new[0] & held[0]:
         raise InvalidQueryError(f"member {brief(given)} is already in the group's tree (a "
                                 "group may appear in it once)")
@@ -138,6 +138,9 @@ class AgentGroup:
             raise InvalidQueryError(f"pipeline {brief(pipeline)} must be a Pipeline or None")
         self._members: list[Member] = []
         self._parents: weakref.WeakSet[AgentGroup] = weakref.WeakSet()
+        #: The groups and the agents below this group, kept as members come and go (so a
+        #: join costs the newcomers' size, not the tree's).
+        self._below: tuple[set[AgentGroup], set[int]] = (set(), set())
         self._base = shape
         self.shape: FormationShape | None = None
         self.pipeline = pipeline
@@ -168,26 +171,21 @@ class AgentGroup:
             out.extend(m.agents.tolist() if isinstance(m, AgentGroup) else [m])
         return np.array(out, dtype=np.int64)
 
-    def _contains(self, group: AgentGroup) -> bool:
-        return any(m is group or (isinstance(m, AgentGroup) and m._contains(group))
-                   for m in self._members)
-
-    def _tree(self) -> tuple[set[int], set[int]]:
-        """The ids of the groups and the agents in this group and below it."""
-        groups, agents = {id(self)}, set()
-        for m in self._members:
-            if isinstance(m, AgentGroup):
-                below = m._tree()
-                groups |= below[0]
-                agents |= below[1]
-            else:
-                agents.add(m)
-        return groups, agents
-
     def _tops(self) -> list[AgentGroup]:
         """The outermost groups this group is inside (itself when none)."""
         parents = list(self._parents)
         return [t for p in parents for t in p._tops()] if parents else [self]
+
+    def _above(self) -> list[AgentGroup]:
+        """This group and every group it is inside, each once."""
+        out: dict[int, AgentGroup] = {}
+        todo = [self]
+        while todo:
+            g = todo.pop()
+            if id(g) not in out:
+                out[id(g)] = g
+                todo.extend(g._parents)
+        return list(out.values())
 
     def add(self, member: Any) -> None:
         """Add an agent id or a group; the shape is fitted to the new count and the slots
@@ -197,21 +195,27 @@ class AgentGroup:
     def _take(self, members: list[Any]) -> None:
         """Add ``members`` once all are checked (none is added when one is refused)."""
         new = [_check_member(m) for m in members]
-        groups: set[int] = set()
+        groups: set[AgentGroup] = set()
         agents: set[int] = set()
         for given, m in zip(members, new):
-            if m is self or (isinstance(m, AgentGroup) and m._contains(self)):
-                raise InvalidQueryError("a group cannot be inside itself")
-            below = m._tree() if isinstance(m, AgentGroup) else (set(), {m})
+            if isinstance(m, AgentGroup):
+                if m is self or self in m._below[0]:
+                    raise InvalidQueryError("a group cannot be inside itself")
+                below = ({m} | m._below[0], m._below[1])
+            else:
+                below = (set(), {m})
             _disjoint(given, below, (groups, agents))
             groups |= below[0]
             agents |= below[1]
-        for top in self._tops():
+        for top in self._tops():      # a top among the groups would hold itself: refused
             _disjoint(members[0] if len(members) == 1 else members, (groups, agents),
-                      top._tree())
+                      top._below)
         for m in new:
             if isinstance(m, AgentGroup):
                 m._parents.add(self)
+        for up in self._above():
+            up._below[0].update(groups)
+            up._below[1].update(agents)
         self._members.extend(new)
         if new:
             self._changed()
@@ -221,8 +225,13 @@ class AgentGroup:
         m = _check_member(member)
         for k, x in enumerate(self._members):
             if x is m or (not isinstance(m, AgentGroup) and m == x):
+                gone = ({m} | m._below[0], m._below[1]) if isinstance(m, AgentGroup) \
+                    else ((), (m,))
                 if isinstance(m, AgentGroup):
                     m._parents.discard(self)
+                for up in self._above():
+                    up._below[0].difference_update(gone[0])
+                    up._below[1].difference_update(gone[1])
                 del self._members[k]
                 self._changed()
                 return
