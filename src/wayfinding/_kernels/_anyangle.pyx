@@ -152,6 +152,9 @@ cdef class AnyAngleSearch:
     cdef readonly long long los_checks
     cdef int32_t[::1] convex        # corners with exactly one blocked cell round them
     cdef int8_t[::1] quad           # per corner: the blocked cell's quadrant, bits x and y
+    cdef int tw, th                 # tiles of TILE x TILE corners across and down
+    cdef int32_t[::1] tile_start    # the convex corners by tile (row-major), as CSR
+    cdef int32_t[::1] tile_corners
 
     def __init__(self, const uint8_t[::1] blocked, int w, int h):
         cdef int x, y, free
@@ -178,6 +181,12 @@ cdef class AnyAngleSearch:
                     quad[y * (w + 1) + x] = bits.index(True)
         self.quad = quad
         self.convex = np.flatnonzero(quad >= 0).astype(np.int32)
+        convex = np.asarray(self.convex)
+        self.tw, self.th = w // TILE + 1, h // TILE + 1
+        tile = (convex // (w + 1) // TILE) * self.tw + convex % (w + 1) // TILE
+        self.tile_corners = convex[np.argsort(tile, kind="stable")]
+        self.tile_start = np.concatenate(
+            [[0], np.cumsum(np.bincount(tile, minlength=self.tw * self.th))]).astype(np.int32)
         self.g = np.zeros(self.nv + 2)
         self.parent = np.zeros(self.nv + 2, dtype=np.int32)
         self.pos = np.full(self.nv + 2, -1, dtype=np.int32)
@@ -349,6 +358,27 @@ cdef class AnyAngleSearch:
             out[i, 1] = 0.5 * y2
         return out
 
+    cdef inline bint wraps(self, int c, int ax, int ay, int dx, int dy) noexcept nogil:
+        """Whether a path that comes to corner c from direction (ax, ay) (from c back to
+        the parent; (0, 0) at the start) may leave it along (dx, dy): a bend must wrap c's
+        blocked cell, which then lies inside the angle between the two, or a shorter path
+        cuts the corner and c is not on a shortest path that way.  A straight line
+        through c passes."""
+        cdef int q, bx, by
+        cdef long long turn, left, right
+        if c >= self.nv or (ax == 0 and ay == 0):
+            return True
+        q = self.quad[c]
+        bx = 1 if q % 2 else -1
+        by = 1 if q // 2 else -1
+        turn = <long long> ax * dy - <long long> ay * dx
+        if turn == 0:
+            return True
+        left = <long long> ax * by - <long long> ay * bx
+        right = <long long> bx * dy - <long long> by * dx
+        return (left > 0) == (turn > 0) and (right > 0) == (turn > 0) and left != 0 \
+            and right != 0
+
     cdef inline bint taut(self, int c, int dx, int dy) noexcept nogil:
         """Whether a path may bend at c along direction (dx, dy): at a convex corner, the
         line must touch the blocked cell only at c."""
@@ -360,16 +390,24 @@ cdef class AnyAngleSearch:
         qy = 1 if q // 2 else -1
         return (dx * qx) * (dy * qy) <= 0
 
-    def exact(self, int sx, int sy, int gx, int gy):
+    def exact(self, int sx, int sy, int gx, int gy, double bound):
         """The shortest any-angle path from the centre of cell (sx, sy) to that of (gx, gy):
         A* over the visibility graph of the convex corners (only lines tangent at both
-        ends).  Returns (found, cost, node ids, expanded)."""
+        ends).  Returns (found, cost, node ids, expanded).
+
+        ``bound``: the length of some path between them (inf if none is known), lowered to
+        the goal's cost once the search reaches it.  A node v looks only at the tiles of
+        corners u that may lie on a path within the bound (g(v) + |vu| + |u goal|, from
+        the tile's nearest points), so the search keeps to an ellipse about the shortest
+        path instead of trying every corner of the grid."""
         cdef Heap heap
-        cdef int s = self.nv, goal = self.nv + 1, v, u, k, m = self.convex.shape[0]
-        cdef int vx, vy, ux, uy
-        cdef Py_ssize_t expanded = 0
+        cdef int s = self.nv, goal = self.nv + 1, v, tx, ty, t, tx0, tx1, ty0, ty1
+        cdef int vx, vy, ex, ey, px, py
+        cdef Py_ssize_t expanded = 0, j
         cdef bint found = False
+        cdef double budget, near, limit = bound + 1e-9 * (1.0 + bound)   # sums' rounding
         self.begin(&heap, sx, sy, gx, gy)
+        self.point(goal, &ex, &ey)
         try:
             with nogil:
                 while heap.size > 0:
@@ -380,21 +418,91 @@ cdef class AnyAngleSearch:
                         found = True
                         break
                     self.point(v, &vx, &vy)
-                    for k in range(m + 1):
-                        u = self.convex[k] if k < m else goal
-                        if self.done[u] == self.gen:
-                            continue
-                        self.point(u, &ux, &uy)
-                        if not (self.taut(v, ux - vx, uy - vy) and self.taut(u, ux - vx, uy - vy)):
-                            continue
-                        if self.seen[u] == self.gen and self.g[v] + self.dist(v, u) >= self.g[u]:
-                            continue
-                        if not self.los(v, u):
-                            continue
-                        self.meet(u)
-                        self.offer(&heap, u, v, self.g[v] + self.dist(v, u), goal)
-                for k in range(heap.size):
-                    self.pos[heap.items[k].node] = -1
+                    self.point(self.parent[v], &px, &py)
+                    if self.seen[goal] == self.gen and self.g[goal] < limit:
+                        limit = self.g[goal] + 1e-9 * (1.0 + self.g[goal])
+                    budget = limit - self.g[v]
+                    self.relax(&heap, v, goal, vx, vy, px - vx, py - vy, budget)
+                    # Tiles within the budget of v (corners at doubled coordinates).
+                    tx0, tx1 = tile_range(vx, budget, self.tw)
+                    ty0, ty1 = tile_range(vy, budget, self.th)
+                    for ty in range(ty0, ty1 + 1):
+                        for tx in range(tx0, tx1 + 1):
+                            near = rect_distance(vx, vy, tx, ty) + rect_distance(ex, ey, tx, ty)
+                            if near > budget:
+                                continue
+                            t = ty * self.tw + tx
+                            for j in range(self.tile_start[t], self.tile_start[t + 1]):
+                                self.relax(&heap, v, self.tile_corners[j], vx, vy,
+                                           px - vx, py - vy, budget)
+                for j in range(heap.size):
+                    self.pos[heap.items[j].node] = -1
         finally:
             heap_free(&heap)
         return self.result(found, s, goal, expanded)
+
+    def corners_near(self, int sx, int sy, int gx, int gy, double bound):
+        """How many convex corners lie in the tiles that may hold a corner of a path within
+        ``bound`` from the centre of cell (sx, sy) to that of (gx, gy)."""
+        cdef int tx, ty, t, n = 0
+        for ty in range(self.th):
+            for tx in range(self.tw):
+                if rect_distance(2 * sx + 1, 2 * sy + 1, tx, ty) \
+                        + rect_distance(2 * gx + 1, 2 * gy + 1, tx, ty) <= bound:
+                    t = ty * self.tw + tx
+                    n += self.tile_start[t + 1] - self.tile_start[t]
+        return n
+
+    cdef inline void relax(self, Heap* heap, int v, int u, int vx, int vy, int ax, int ay,
+                           double budget) noexcept nogil:
+        """The exact search's step from v (at doubled (vx, vy); (ax, ay) from v back to its
+        parent) to u: taken when the line is taut at both ends and the path wraps v's
+        blocked cell (:meth:`wraps`), u may lie on a path within the bound, the step is
+        cheaper than u's cost so far, and it is clear."""
+        cdef int ux, uy, goal = self.nv + 1
+        cdef double step
+        if self.done[u] == self.gen:
+            return
+        self.point(u, &ux, &uy)
+        if not (self.taut(v, ux - vx, uy - vy) and self.taut(u, ux - vx, uy - vy)
+                and self.wraps(v, ax, ay, ux - vx, uy - vy)):
+            return
+        step = self.dist(v, u)
+        if step + self.dist(u, goal) > budget:
+            return
+        if self.seen[u] == self.gen and self.g[v] + step >= self.g[u]:
+            return
+        if not self.los(v, u):
+            return
+        self.meet(u)
+        self.offer(heap, u, v, self.g[v] + step, goal)
+
+
+cdef int TILE = 16       # corners per side of the exact search's tiles
+
+
+cdef inline (int, int) tile_range(int at, double budget, int tiles) noexcept nogil:
+    """The tiles along one axis within ``budget`` (cell units) of doubled coordinate
+    ``at``."""
+    cdef double lo = 0.5 * at - budget, hi = 0.5 * at + budget
+    if not lo > 0.0:
+        lo = 0.0
+    if not hi < (tiles - 1) * TILE:
+        hi = (tiles - 1) * TILE
+    return <int> lo // TILE, <int> hi // TILE
+
+
+cdef inline double rect_distance(int px, int py, int tx, int ty) noexcept nogil:
+    """The distance (cell units) from doubled point (px, py) to the box of the corners of
+    tile (tx, ty), corners (tx TILE, ty TILE) to (tx TILE + TILE - 1, ty TILE + TILE - 1)."""
+    cdef double x = 0.5 * px, y = 0.5 * py, dx = 0.0, dy = 0.0
+    cdef double x0 = tx * TILE, y0 = ty * TILE
+    if x < x0:
+        dx = x0 - x
+    elif x > x0 + TILE - 1:
+        dx = x - (x0 + TILE - 1)
+    if y < y0:
+        dy = y0 - y
+    elif y > y0 + TILE - 1:
+        dy = y - (y0 + TILE - 1)
+    return sqrt(dx * dx + dy * dy)
