@@ -306,6 +306,7 @@ class CSRGraph:
         [0, 1, 2]
         """
         t0 = time.perf_counter()
+        record = flag("record", record)
         if workspace is None:
             workspace = Workspace(self.num_nodes)
         elif not isinstance(workspace, Workspace) or workspace.size < self.num_nodes:
@@ -318,7 +319,6 @@ class CSRGraph:
     def _begin(self, start: Any, goal: Any, method: str, record: bool, differential: Any,
                bounds: Any, zones: Any, ws: Any) -> tuple:
         """Check a query and set up its compiled search: ``(run, finish, name)``."""
-        record = flag("record", record)
         s, g = self._node(start, name="start"), self._node(goal, name="goal")
         if method not in ("astar", "dijkstra"):
             raise InvalidQueryError(f"unknown method {method!r} for CSRGraph; "

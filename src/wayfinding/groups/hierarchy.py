@@ -171,11 +171,6 @@ class AgentGroup:
             out.extend(m.agents.tolist() if isinstance(m, AgentGroup) else [m])
         return np.array(out, dtype=np.int64)
 
-    def _tops(self) -> list[AgentGroup]:
-        """The outermost groups this group is inside (itself when none)."""
-        parents = list(self._parents)
-        return [t for p in parents for t in p._tops()] if parents else [self]
-
     def _above(self) -> list[AgentGroup]:
         """This group and every group it is inside, each once."""
         out: dict[int, AgentGroup] = {}
@@ -207,13 +202,15 @@ class AgentGroup:
             _disjoint(given, below, (groups, agents))
             groups |= below[0]
             agents |= below[1]
-        for top in self._tops():      # a top among the groups would hold itself: refused
-            _disjoint(members[0] if len(members) == 1 else members, (groups, agents),
-                      top._below)
+        above = self._above()
+        for top in above:      # the outermost groups (a top among the groups: refused above)
+            if not top._parents:
+                _disjoint(members[0] if len(members) == 1 else members, (groups, agents),
+                          top._below)
         for m in new:
             if isinstance(m, AgentGroup):
                 m._parents.add(self)
-        for up in self._above():
+        for up in above:
             up._below[0].update(groups)
             up._below[1].update(agents)
         self._members.extend(new)
