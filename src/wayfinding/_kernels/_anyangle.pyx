@@ -10,10 +10,20 @@
 # between two blocked cells, and never passes through a *pinch* corner (two blocked cells
 # touching diagonally, the other two free).
 cimport cython
-from libc.math cimport sqrt
+from libc.math cimport INFINITY, sqrt
 from libc.stdint cimport int8_t, int32_t, uint8_t, uint32_t
 
-from ._heap cimport Heap, HeapItem, heap_decrease, heap_free, heap_init, heap_pop, heap_push
+from ._heap cimport (
+    Heap,
+    HeapItem,
+    heap_decrease,
+    heap_free,
+    heap_init,
+    heap_pop,
+    heap_push,
+    lazy_pop,
+    lazy_push,
+)
 
 import numpy as np
 
@@ -128,6 +138,11 @@ def line_of_sight(const uint8_t[::1] blocked, int pw, int px, int py, int qx, in
             and clear(&blocked[0], pw, px, py, qx, qy))
 
 
+# The octile distance is at most this many times the straight one (sqrt(4 - 2 sqrt 2),
+# at 22.5 degrees, rounded up).
+cdef double OCTILE_STRETCH = 1.0824
+cdef double SQRT2 = sqrt(2.0)
+
 cdef int DX[8]
 cdef int DY[8]
 DX[:] = [1, 1, 0, -1, -1, -1, 0, 1]
@@ -155,6 +170,10 @@ cdef class AnyAngleSearch:
     cdef int tw, th                 # tiles of TILE x TILE corners across and down
     cdef int32_t[::1] tile_start    # the convex corners by tile (row-major), as CSR
     cdef int32_t[::1] tile_corners
+    cdef bint detour                # the exact search's lower bound uses ``lattice``
+    cdef double[::1] lattice        # per corner: its distance to the goal's cell's corners
+    cdef uint8_t[::1] settled
+    cdef double[::1] tile_low       # per tile: the least lower bound of its corners
 
     def __init__(self, const uint8_t[::1] blocked, int w, int h):
         cdef int x, y, free
@@ -194,6 +213,10 @@ cdef class AnyAngleSearch:
         self.done = np.zeros(self.nv + 2, dtype=np.uint32)
         self.gen = 0
         self.los_checks = 0
+        self.detour = False
+        self.lattice = np.empty(self.nv)
+        self.settled = np.empty(self.nv, dtype=np.uint8)
+        self.tile_low = np.zeros(self.tw * self.th)
 
     cdef inline void point(self, int v, int* x2, int* y2) noexcept nogil:
         if v < self.nv:
@@ -255,6 +278,7 @@ cdef class AnyAngleSearch:
         cdef int s = self.nv
         self.cs[0], self.cs[1], self.cs[2], self.cs[3] = sx, sy, gx, gy
         self.gen += 1
+        self.detour = False
         if heap_init(heap, 256) != 0:
             raise MemoryError()
         self.g[s] = 0.0
@@ -277,9 +301,19 @@ cdef class AnyAngleSearch:
             self.g[u] = cand
             self.parent[u] = p
             if self.pos[u] >= 0:
-                heap_decrease(heap, &self.pos[0], u, cand + self.dist(u, goal), cand)
+                heap_decrease(heap, &self.pos[0], u, cand + self.low(u), cand)
             else:
-                heap_push(heap, &self.pos[0], cand + self.dist(u, goal), cand, u)
+                heap_push(heap, &self.pos[0], cand + self.low(u), cand, u)
+
+    cdef inline double low(self, int u) noexcept nogil:
+        """A lower bound on the length from u to the goal: the straight line, and in the
+        exact search with ``detour`` u's distance over the corner lattice divided by
+        ``OCTILE_STRETCH`` (:meth:`detour_field`)."""
+        cdef double line = self.dist(u, self.nv + 1), around
+        if not self.detour or u >= self.nv:
+            return line
+        around = self.lattice[u] / OCTILE_STRETCH
+        return line if line > around else around
 
     cdef object result(self, bint found, int s, int goal, Py_ssize_t expanded):
         """(found, cost, node ids from s to goal, expanded)."""
@@ -390,7 +424,7 @@ cdef class AnyAngleSearch:
         qy = 1 if q // 2 else -1
         return (dx * qx) * (dy * qy) <= 0
 
-    def exact(self, int sx, int sy, int gx, int gy, double bound):
+    def exact(self, int sx, int sy, int gx, int gy, double bound, bint detour):
         """The shortest any-angle path from the centre of cell (sx, sy) to that of (gx, gy):
         A* over the visibility graph of the convex corners (only lines tangent at both
         ends).  Returns (found, cost, node ids, expanded).
@@ -399,7 +433,11 @@ cdef class AnyAngleSearch:
         the goal's cost once the search reaches it.  A node v looks only at the tiles of
         corners u that may lie on a path within the bound (g(v) + |vu| + |u goal|, from
         the tile's nearest points), so the search keeps to an ellipse about the shortest
-        path instead of trying every corner of the grid."""
+        path instead of trying every corner of the grid.
+
+        ``detour``: bound lengths to the goal from below by the corner lattice's distance
+        as well (:meth:`detour_field`), which on winding maps keeps the search far closer
+        to its path than the straight line does."""
         cdef Heap heap
         cdef int s = self.nv, goal = self.nv + 1, v, tx, ty, t, tx0, tx1, ty0, ty1
         cdef int vx, vy, ex, ey, px, py
@@ -409,6 +447,8 @@ cdef class AnyAngleSearch:
         self.begin(&heap, sx, sy, gx, gy)
         self.point(goal, &ex, &ey)
         try:
+            if detour:
+                self.detour_field(limit)
             with nogil:
                 while heap.size > 0:
                     v = heap_pop(&heap, &self.pos[0]).node
@@ -428,10 +468,12 @@ cdef class AnyAngleSearch:
                     ty0, ty1 = tile_range(vy, budget, self.th)
                     for ty in range(ty0, ty1 + 1):
                         for tx in range(tx0, tx1 + 1):
-                            near = rect_distance(vx, vy, tx, ty) + rect_distance(ex, ey, tx, ty)
-                            if near > budget:
-                                continue
                             t = ty * self.tw + tx
+                            near = rect_distance(ex, ey, tx, ty)
+                            if self.detour and self.tile_low[t] > near:
+                                near = self.tile_low[t]
+                            if rect_distance(vx, vy, tx, ty) + near > budget:
+                                continue
                             for j in range(self.tile_start[t], self.tile_start[t + 1]):
                                 self.relax(&heap, v, self.tile_corners[j], vx, vy,
                                            px - vx, py - vy, budget)
@@ -440,6 +482,87 @@ cdef class AnyAngleSearch:
         finally:
             heap_free(&heap)
         return self.result(found, s, goal, expanded)
+
+    cdef int detour_field(self, double bound) except -1:
+        """Turn ``detour`` on for this search: ``lattice`` holds each corner's distance to
+        the nearest corner of the goal's cell along the corner lattice (unit steps along
+        edges not between two blocked cells, diagonals of free cells), out to the
+        stretch times ``bound`` (inf beyond, where no path within the bound goes), and
+        ``tile_low`` the least over each tile's convex corners of that distance divided by
+        the stretch.
+
+        Divided by ``OCTILE_STRETCH`` it never exceeds a length: along a clear segment from
+        a corner, column by column (by rows if steeper), the lattice path through the lower
+        corner of each column's first cell, a cell the segment crosses, costs the octile
+        distance, at most the stretch times the segment's length; from a corner to the
+        goal's centre it ends at a corner of the goal's cell.  So the bound is consistent,
+        and so is its maximum with the straight line."""
+        cdef Heap heap
+        cdef int w1 = self.w + 1, pw = self.pw, u, x, y, k, j
+        cdef double du, reach = OCTILE_STRETCH * bound, least
+        cdef double* dist = &self.lattice[0]
+        cdef uint8_t* settled = &self.settled[0]
+        cdef const uint8_t* b = &self.blocked[0]
+        cdef int gx = self.cs[2], gy = self.cs[3], failed = 0
+        if heap_init(&heap, 1024) != 0:
+            raise MemoryError()
+        try:
+            with nogil:
+                for k in range(self.nv):
+                    dist[k] = INFINITY
+                    settled[k] = 0
+                for k in range(4):
+                    u = (gy + k // 2) * w1 + gx + k % 2
+                    dist[u] = 0.0
+                    failed |= lazy_push(&heap, 0.0, 0.0, u)
+                while heap.size > 0 and heap.items[0].f <= reach and not failed:
+                    u = lazy_pop(&heap)
+                    if settled[u]:
+                        continue
+                    settled[u] = 1
+                    du = dist[u]
+                    x = u % w1
+                    y = u // w1
+                    k = y * pw + x          # the padded cell below-left of corner (x, y)
+                    # Along the four edges (not between two blocked cells), then across
+                    # the four cells (free); the padding blocks every step off the grid.
+                    if not (b[k + 1] and b[k + pw + 1]):
+                        failed |= self.reach(&heap, u + 1, du + 1.0)
+                    if not (b[k] and b[k + pw]):
+                        failed |= self.reach(&heap, u - 1, du + 1.0)
+                    if not (b[k + pw] and b[k + pw + 1]):
+                        failed |= self.reach(&heap, u + w1, du + 1.0)
+                    if not (b[k] and b[k + 1]):
+                        failed |= self.reach(&heap, u - w1, du + 1.0)
+                    if not b[k + pw + 1]:
+                        failed |= self.reach(&heap, u + w1 + 1, du + SQRT2)
+                    if not b[k + pw]:
+                        failed |= self.reach(&heap, u + w1 - 1, du + SQRT2)
+                    if not b[k + 1]:
+                        failed |= self.reach(&heap, u - w1 + 1, du + SQRT2)
+                    if not b[k]:
+                        failed |= self.reach(&heap, u - w1 - 1, du + SQRT2)
+                if not failed:
+                    for k in range(self.tw * self.th):
+                        least = INFINITY
+                        for j in range(self.tile_start[k], self.tile_start[k + 1]):
+                            if dist[self.tile_corners[j]] < least:
+                                least = dist[self.tile_corners[j]]
+                        self.tile_low[k] = least / OCTILE_STRETCH
+        finally:
+            heap_free(&heap)
+        if failed:
+            raise MemoryError()
+        self.detour = True
+        return 0
+
+    cdef inline int reach(self, Heap* heap, int u, double d) noexcept nogil:
+        """Lower corner u's lattice distance to d if that is less (0, or -1 if out of
+        memory)."""
+        if d < self.lattice[u]:
+            self.lattice[u] = d
+            return lazy_push(heap, d, 0.0, u)
+        return 0
 
     def corners_near(self, int sx, int sy, int gx, int gy, double bound):
         """How many convex corners lie in the tiles that may hold a corner of a path within
@@ -468,7 +591,7 @@ cdef class AnyAngleSearch:
                 and self.wraps(v, ax, ay, ux - vx, uy - vy)):
             return
         step = self.dist(v, u)
-        if step + self.dist(u, goal) > budget:
+        if step + self.low(u) > budget:
             return
         if self.seen[u] == self.gen and self.g[v] + step >= self.g[u]:
             return
