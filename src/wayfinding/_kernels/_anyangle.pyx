@@ -170,6 +170,9 @@ cdef class AnyAngleSearch:
     cdef int tw, th                 # tiles of TILE x TILE corners across and down
     cdef int32_t[::1] tile_start    # the convex corners by tile (row-major), as CSR
     cdef int32_t[::1] tile_corners
+    cdef int32_t[::1] tile_x2       # their doubled coordinates and blocked cells' quadrants
+    cdef int32_t[::1] tile_y2
+    cdef int8_t[::1] tile_quad
     cdef bint detour                # the exact search's lower bound uses ``lattice``
     cdef double[::1] lattice        # per corner: its distance to the goal's cell's corners
     cdef uint8_t[::1] settled
@@ -203,7 +206,11 @@ cdef class AnyAngleSearch:
         convex = np.asarray(self.convex)
         self.tw, self.th = w // TILE + 1, h // TILE + 1
         tile = (convex // (w + 1) // TILE) * self.tw + convex % (w + 1) // TILE
-        self.tile_corners = convex[np.argsort(tile, kind="stable")]
+        by_tile = convex[np.argsort(tile, kind="stable")]
+        self.tile_corners = by_tile
+        self.tile_x2 = (2 * (by_tile % (w + 1))).astype(np.int32)
+        self.tile_y2 = (2 * (by_tile // (w + 1))).astype(np.int32)
+        self.tile_quad = quad[by_tile]
         self.tile_start = np.concatenate(
             [[0], np.cumsum(np.bincount(tile, minlength=self.tw * self.th))]).astype(np.int32)
         self.g = np.zeros(self.nv + 2)
@@ -297,19 +304,28 @@ cdef class AnyAngleSearch:
     cdef inline void offer(self, Heap* heap, int u, int p, double cand,
                            int goal) noexcept nogil:
         """u reached through parent p at cost cand: keep it if cheaper."""
+        cdef int ux, uy
+        self.point(u, &ux, &uy)
+        self.offer_at(heap, u, p, cand, self.low_at(u, ux, uy))
+
+    cdef inline void offer_at(self, Heap* heap, int u, int p, double cand,
+                              double rest) noexcept nogil:
+        """:meth:`offer` with u's lower bound to the goal, ``rest``, worked out."""
         if cand < self.g[u]:
             self.g[u] = cand
             self.parent[u] = p
             if self.pos[u] >= 0:
-                heap_decrease(heap, &self.pos[0], u, cand + self.low(u), cand)
+                heap_decrease(heap, &self.pos[0], u, cand + rest, cand)
             else:
-                heap_push(heap, &self.pos[0], cand + self.low(u), cand, u)
+                heap_push(heap, &self.pos[0], cand + rest, cand, u)
 
-    cdef inline double low(self, int u) noexcept nogil:
-        """A lower bound on the length from u to the goal: the straight line, and in the
-        exact search with ``detour`` u's distance over the corner lattice divided by
-        ``OCTILE_STRETCH`` (:meth:`detour_field`)."""
-        cdef double line = self.dist(u, self.nv + 1), around
+    cdef inline double low_at(self, int u, int ux, int uy) noexcept nogil:
+        """A lower bound on the length to the goal from u, at doubled (ux, uy): the
+        straight line, and in the exact search with ``detour`` u's distance over the
+        corner lattice divided by ``OCTILE_STRETCH`` (:meth:`detour_field`)."""
+        cdef int ex = 2 * self.cs[2] + 1, ey = 2 * self.cs[3] + 1
+        cdef double line = 0.5 * sqrt(<double> ((ex - ux) * (ex - ux) + (ey - uy) * (ey - uy)))
+        cdef double around
         if not self.detour or u >= self.nv:
             return line
         around = self.lattice[u] / OCTILE_STRETCH
@@ -392,38 +408,6 @@ cdef class AnyAngleSearch:
             out[i, 1] = 0.5 * y2
         return out
 
-    cdef inline bint wraps(self, int c, int ax, int ay, int dx, int dy) noexcept nogil:
-        """Whether a path that comes to corner c from direction (ax, ay) (from c back to
-        the parent; (0, 0) at the start) may leave it along (dx, dy): a bend must wrap c's
-        blocked cell, which then lies inside the angle between the two, or a shorter path
-        cuts the corner and c is not on a shortest path that way.  A straight line
-        through c passes."""
-        cdef int q, bx, by
-        cdef long long turn, left, right
-        if c >= self.nv or (ax == 0 and ay == 0):
-            return True
-        q = self.quad[c]
-        bx = 1 if q % 2 else -1
-        by = 1 if q // 2 else -1
-        turn = <long long> ax * dy - <long long> ay * dx
-        if turn == 0:
-            return True
-        left = <long long> ax * by - <long long> ay * bx
-        right = <long long> bx * dy - <long long> by * dx
-        return (left > 0) == (turn > 0) and (right > 0) == (turn > 0) and left != 0 \
-            and right != 0
-
-    cdef inline bint taut(self, int c, int dx, int dy) noexcept nogil:
-        """Whether a path may bend at c along direction (dx, dy): at a convex corner, the
-        line must touch the blocked cell only at c."""
-        cdef int q, qx, qy
-        if c >= self.nv:
-            return True
-        q = self.quad[c]
-        qx = 1 if q % 2 else -1
-        qy = 1 if q // 2 else -1
-        return (dx * qx) * (dy * qy) <= 0
-
     def exact(self, int sx, int sy, int gx, int gy, double bound, bint detour):
         """The shortest any-angle path from the centre of cell (sx, sy) to that of (gx, gy):
         A* over the visibility graph of the convex corners (only lines tangent at both
@@ -440,7 +424,7 @@ cdef class AnyAngleSearch:
         to its path than the straight line does."""
         cdef Heap heap
         cdef int s = self.nv, goal = self.nv + 1, v, tx, ty, t, tx0, tx1, ty0, ty1
-        cdef int vx, vy, ex, ey, px, py
+        cdef int vx, vy, ex, ey, px, py, vq
         cdef Py_ssize_t expanded = 0, j
         cdef bint found = False
         cdef double budget, near, limit = bound + 1e-9 * (1.0 + bound)   # sums' rounding
@@ -462,7 +446,9 @@ cdef class AnyAngleSearch:
                     if self.seen[goal] == self.gen and self.g[goal] < limit:
                         limit = self.g[goal] + 1e-9 * (1.0 + self.g[goal])
                     budget = limit - self.g[v]
-                    self.relax(&heap, v, goal, vx, vy, px - vx, py - vy, budget)
+                    vq = self.quad[v] if v < self.nv else -1
+                    self.relax(&heap, v, vq, goal, ex, ey, -1, vx, vy, px - vx, py - vy,
+                               budget)
                     # Tiles within the budget of v (corners at doubled coordinates).
                     tx0, tx1 = tile_range(vx, budget, self.tw)
                     ty0, ty1 = tile_range(vy, budget, self.th)
@@ -475,8 +461,10 @@ cdef class AnyAngleSearch:
                             if rect_distance(vx, vy, tx, ty) + near > budget:
                                 continue
                             for j in range(self.tile_start[t], self.tile_start[t + 1]):
-                                self.relax(&heap, v, self.tile_corners[j], vx, vy,
-                                           px - vx, py - vy, budget)
+                                self.relax(&heap, v, vq, self.tile_corners[j],
+                                           self.tile_x2[j], self.tile_y2[j],
+                                           self.tile_quad[j], vx, vy, px - vx, py - vy,
+                                           budget)
                 for j in range(heap.size):
                     self.pos[heap.items[j].node] = -1
         finally:
@@ -576,29 +564,63 @@ cdef class AnyAngleSearch:
                     n += self.tile_start[t + 1] - self.tile_start[t]
         return n
 
-    cdef inline void relax(self, Heap* heap, int v, int u, int vx, int vy, int ax, int ay,
-                           double budget) noexcept nogil:
-        """The exact search's step from v (at doubled (vx, vy); (ax, ay) from v back to its
-        parent) to u: taken when the line is taut at both ends and the path wraps v's
-        blocked cell (:meth:`wraps`), u may lie on a path within the bound, the step is
-        cheaper than u's cost so far, and it is clear."""
-        cdef int ux, uy, goal = self.nv + 1
-        cdef double step
+    cdef inline void relax(self, Heap* heap, int v, int vq, int u, int ux, int uy, int uq,
+                           int vx, int vy, int ax, int ay, double budget) noexcept nogil:
+        """The exact search's step from v (at doubled (vx, vy), its blocked cell's quadrant
+        vq; (ax, ay) from v back to its parent) to u (at (ux, uy), quadrant uq; -1 for no
+        corner): taken when the line is taut at both ends and the path wraps v's blocked
+        cell (:func:`wraps`), u may lie on a path within the bound, the step is cheaper
+        than u's cost so far, and it is clear."""
+        cdef int dx = ux - vx, dy = uy - vy
+        cdef double step, rest
+        if not (taut(vq, dx, dy) and taut(uq, dx, dy) and wraps(vq, ax, ay, dx, dy)):
+            return
         if self.done[u] == self.gen:
             return
-        self.point(u, &ux, &uy)
-        if not (self.taut(v, ux - vx, uy - vy) and self.taut(u, ux - vx, uy - vy)
-                and self.wraps(v, ax, ay, ux - vx, uy - vy)):
-            return
-        step = self.dist(v, u)
-        if step + self.low(u) > budget:
+        step = 0.5 * sqrt(<double> (dx * dx + dy * dy))
+        rest = self.low_at(u, ux, uy)
+        if step + rest > budget:
             return
         if self.seen[u] == self.gen and self.g[v] + step >= self.g[u]:
             return
-        if not self.los(v, u):
+        self.los_checks += 1
+        if not clear(&self.blocked[0], self.pw, vx, vy, ux, uy):
             return
         self.meet(u)
-        self.offer(heap, u, v, self.g[v] + step, goal)
+        self.offer_at(heap, u, v, self.g[v] + step, rest)
+
+
+cdef inline bint wraps(int q, int ax, int ay, int dx, int dy) noexcept nogil:
+    """Whether a path that comes to a corner whose blocked cell lies in quadrant q (-1:
+    no corner) from direction (ax, ay) (from the corner back to the parent; (0, 0) at the
+    start) may leave it along (dx, dy): a bend must wrap the blocked cell, which then lies
+    inside the angle between the two, or a shorter path cuts the corner and it is not on a
+    shortest path that way.  A straight line through the corner passes."""
+    cdef int bx, by
+    cdef long long turn, left, right
+    if q < 0 or (ax == 0 and ay == 0):
+        return True
+    bx = 1 if q % 2 else -1
+    by = 1 if q // 2 else -1
+    turn = <long long> ax * dy - <long long> ay * dx
+    if turn == 0:
+        return True
+    left = <long long> ax * by - <long long> ay * bx
+    right = <long long> bx * dy - <long long> by * dx
+    return (left > 0) == (turn > 0) and (right > 0) == (turn > 0) and left != 0 \
+        and right != 0
+
+
+cdef inline bint taut(int q, int dx, int dy) noexcept nogil:
+    """Whether a path may bend along direction (dx, dy) at a corner whose blocked cell
+    lies in quadrant q (-1: no corner): the line must touch the blocked cell only at the
+    corner."""
+    cdef int qx, qy
+    if q < 0:
+        return True
+    qx = 1 if q % 2 else -1
+    qy = 1 if q // 2 else -1
+    return (dx * qx) * (dy * qy) <= 0
 
 
 cdef int TILE = 16       # corners per side of the exact search's tiles
