@@ -231,6 +231,57 @@ def test_the_lattice_bound_keeps_the_exact_length(seed, density):
                                                abs=1e-9)
 
 
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), density=st.sampled_from([0.1, 0.3, 0.5]))
+def test_every_corner_in_sight_lies_within_the_sight_radius(seed, density):
+    grid = random_grid(seed, w=11, h=9, density=density)
+    aa = AnyAngle(grid)
+    for cy in range(grid.height + 1):
+        for cx in range(grid.width + 1):
+            radius = aa._search.sight(cx, cy)
+            seen = [max(abs(x - cx), abs(y - cy)) for y in range(grid.height + 1)
+                    for x in range(grid.width + 1) if aa.line_of_sight((cx, cy), (x, y))]
+            assert max(seen, default=0) <= radius, (cx, cy)
+
+
+def test_the_sight_radius_gives_up_past_its_cap():
+    # Open ground: sight lines run past the sweep's cap, which then bounds nothing.
+    aa = AnyAngle(Grid(np.ones((10, 200), bool)))
+    assert aa._search.sight(0, 5) > 64
+    assert aa._search.sight(100, 0) > 64
+    aa = AnyAngle(Grid.from_ascii(".#.\n...\n.#."))
+    assert aa._search.sight(1, 1) == 2
+    with pytest.raises(ValueError, match="on the grid"):
+        aa._search.sight(4, 0)
+
+
+def _open_field():
+    free = np.ones((100, 300), bool)
+    free[:70, 40:50] = False              # two walls: bends 200 cells apart
+    free[30:, 250:260] = False
+    return free
+
+
+@pytest.mark.parametrize("make", [_open_field,
+                                  lambda: np.random.default_rng(5).random((160, 160)) >= 0.25])
+def test_crowded_queries_keep_their_lengths_with_every_bound(make):
+    # Long queries, forced crowded (Lazy Theta*'s bound, the lattice bound, sight radii,
+    # whether or not they reach past their cap) against none of them.
+    free = make()
+    aa = AnyAngle(Grid(free))
+    cells = np.argwhere(free)[:, ::-1]
+    rng = np.random.default_rng(5)
+    pairs = [((0, 10), (299, 90))] if free.shape[1] == 300 else []
+    pairs += [tuple(tuple(cells[i]) for i in rng.integers(len(cells), size=2))
+              for _ in range(4)]
+    for a, b in pairs:
+        with mock.patch.multiple(anyangle, TIGHTEN_ABOVE=math.inf):
+            plain = aa.find_path(a, b, method="any_angle").cost
+        with mock.patch.multiple(anyangle, TIGHTEN_ABOVE=-1, WINDING=0):
+            bounded = aa.find_path(a, b, method="any_angle").cost
+        assert bounded == pytest.approx(plain, rel=1e-12)
+
+
 def test_the_lattice_bound_prunes_winding_maps():
     # In a maze the straight line to the goal says little: bounding by the corner
     # lattice's distance as well takes a fraction of the sight checks (2.3 times fewer

@@ -11,7 +11,7 @@
 # touching diagonally, the other two free).
 cimport cython
 from libc.math cimport INFINITY, sqrt
-from libc.stdint cimport int8_t, int32_t, uint8_t, uint32_t
+from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint32_t
 
 from ._heap cimport (
     Heap,
@@ -177,6 +177,8 @@ cdef class AnyAngleSearch:
     cdef double[::1] lattice        # per corner: its distance to the goal's cell's corners
     cdef uint8_t[::1] settled
     cdef double[::1] tile_low       # per tile: the least lower bound of its corners
+    cdef int32_t[::1] radii         # per corner: its sight radius (:meth:`sight_radius`)
+    cdef int64_t[::1] arcs          # scratch of the radius sweep: two arc lists
 
     def __init__(self, const uint8_t[::1] blocked, int w, int h):
         cdef int x, y, free
@@ -224,6 +226,8 @@ cdef class AnyAngleSearch:
         self.lattice = np.empty(self.nv)
         self.settled = np.empty(self.nv, dtype=np.uint8)
         self.tile_low = np.zeros(self.tw * self.th)
+        self.radii = np.full(self.nv, UNSWEPT, dtype=np.int32)
+        self.arcs = np.empty(2 * 4 * ARCS, dtype=np.int64)
 
     cdef inline void point(self, int v, int* x2, int* y2) noexcept nogil:
         if v < self.nv:
@@ -408,7 +412,8 @@ cdef class AnyAngleSearch:
             out[i, 1] = 0.5 * y2
         return out
 
-    def exact(self, int sx, int sy, int gx, int gy, double bound, bint detour):
+    def exact(self, int sx, int sy, int gx, int gy, double bound, bint detour,
+              bint sighted):
         """The shortest any-angle path from the centre of cell (sx, sy) to that of (gx, gy):
         A* over the visibility graph of the convex corners (only lines tangent at both
         ends).  Returns (found, cost, node ids, expanded).
@@ -421,13 +426,15 @@ cdef class AnyAngleSearch:
 
         ``detour``: bound lengths to the goal from below by the corner lattice's distance
         as well (:meth:`detour_field`), which on winding maps keeps the search far closer
-        to its path than the straight line does."""
+        to its path than the straight line does.  ``sighted``: a node looks only as far as
+        its sight radius (:meth:`sight_radius`, worked out once per corner and kept), which
+        on cluttered maps is far shorter than the bound."""
         cdef Heap heap
         cdef int s = self.nv, goal = self.nv + 1, v, tx, ty, t, tx0, tx1, ty0, ty1
         cdef int vx, vy, ex, ey, px, py, vq
         cdef Py_ssize_t expanded = 0, j
         cdef bint found = False
-        cdef double budget, near, limit = bound + 1e-9 * (1.0 + bound)   # sums' rounding
+        cdef double budget, near, reach, limit = bound + 1e-9 * (1.0 + bound)   # rounding
         self.begin(&heap, sx, sy, gx, gy)
         self.point(goal, &ex, &ey)
         try:
@@ -449,9 +456,16 @@ cdef class AnyAngleSearch:
                     vq = self.quad[v] if v < self.nv else -1
                     self.relax(&heap, v, vq, goal, ex, ey, -1, vx, vy, px - vx, py - vy,
                                budget)
-                    # Tiles within the budget of v (corners at doubled coordinates).
-                    tx0, tx1 = tile_range(vx, budget, self.tw)
-                    ty0, ty1 = tile_range(vy, budget, self.th)
+                    # Tiles within the budget of v (corners at doubled coordinates), and
+                    # within its sight radius where that is known to be short.
+                    reach = budget
+                    if sighted and v < self.nv:
+                        if self.radii[v] == UNSWEPT:
+                            self.radii[v] = self.sight_radius(vx // 2, vy // 2)
+                        if self.radii[v] <= SIGHT_CAP and self.radii[v] < reach:
+                            reach = self.radii[v]
+                    tx0, tx1 = tile_range(vx, reach, self.tw)
+                    ty0, ty1 = tile_range(vy, reach, self.th)
                     for ty in range(ty0, ty1 + 1):
                         for tx in range(tx0, tx1 + 1):
                             t = ty * self.tw + tx
@@ -552,6 +566,106 @@ cdef class AnyAngleSearch:
             return lazy_push(heap, d, 0.0, u)
         return 0
 
+    def sight(self, int cx, int cy):
+        """:meth:`sight_radius` of corner (cx, cy) (0 <= cx <= W, 0 <= cy <= H)."""
+        if not (0 <= cx <= self.w and 0 <= cy <= self.h):
+            raise ValueError("the corner must lie on the grid")
+        return self.sight_radius(cx, cy)
+
+    cdef int32_t sight_radius(self, int cx, int cy) noexcept nogil:
+        """How far (in cells along the major axis, at most ``SIGHT_CAP``) any clear segment
+        from corner (cx, cy) may reach: every corner it sees lies within that many columns
+        or rows of it; ``SIGHT_CAP + 1`` if some sight line may go farther.
+
+        Per octant (slopes 0 to 1 from the corner along a major axis), column by column,
+        the directions still open are a list of closed arcs of slopes (exact fractions); a
+        blocked cell of column i, row j shuts the open arc of the rays crossing its
+        interior, slopes j / i to (j + 1) / (i - 1).  A ray that crosses none stays open;
+        along the axis itself (slope 0, no interior crossed) it shuts on an edge between
+        two blocked cells or a pinch.  So the arcs hold every sight line, and more."""
+        cdef int k, far = 0
+        for k in range(8):
+            far = max(far, self.octant_reach(cx, cy, k & 1, 1 - (k & 2), 1 - ((k & 4) >> 1)))
+            if far > SIGHT_CAP:
+                break
+        return far
+
+    cdef int octant_reach(self, int cx, int cy, int swap, int sx, int sy) noexcept nogil:
+        """:meth:`sight_radius` in one octant: a point (p, q) of it, 0 <= q <= p, lies at
+        (cx + sx p, cy + sy q), or (cx + sx q, cy + sy p) with ``swap``."""
+        cdef int64_t* cur = &self.arcs[0]
+        cdef int64_t* nxt = &self.arcs[4 * ARCS]
+        cdef int64_t* tmp
+        cdef int n = 1, m, a, i, j, jlo, jhi, x, y, x2, y2, pw = self.pw, w = self.w, h = self.h
+        cdef int64_t ln, ld, hn, hd, sn, sd, en, ed
+        cdef const uint8_t* b = &self.blocked[0]
+        cur[0], cur[1], cur[2], cur[3] = 0, 1, 1, 1     # the arc [0/1, 1/1]
+        # (More arcs than a list holds: give up, the radius unknown.)
+        for i in range(1, SIGHT_CAP + 2):
+            m = 0
+            for a in range(n):
+                ln, ld, hn, hd = cur[4 * a], cur[4 * a + 1], cur[4 * a + 2], cur[4 * a + 3]
+                # Rows whose shadow may meet the arc: j / i < hi and (j + 1) / (i - 1) > lo.
+                jlo = <int> ((ln * (i - 1)) // ld) - 1
+                jhi = <int> ((hn * i) // hd) + 1
+                if jlo < 0:
+                    jlo = 0
+                if jhi > i - 1:
+                    jhi = i - 1
+                for j in range(jlo, jhi + 1):
+                    if swap:
+                        x = cx + (j if sx > 0 else -j - 1)
+                        y = cy + (i - 1 if sy > 0 else -i)
+                    else:
+                        x = cx + (i - 1 if sx > 0 else -i)
+                        y = cy + (j if sy > 0 else -j - 1)
+                    if not cell_shut(b, pw, w, h, x, y):
+                        continue
+                    # Its shadow: slopes strictly between j / i and (j + 1) / (i - 1).
+                    sn, sd = j, i
+                    en, ed = j + 1, i - 1
+                    if not (sn * hd < hn * sd and (ed == 0 or en * ld > ln * ed)):
+                        continue                    # it misses the arc
+                    if ln * sd <= sn * ld:          # the arc's part below the shadow
+                        if m == ARCS:
+                            return SIGHT_CAP + 1
+                        nxt[4 * m], nxt[4 * m + 1] = ln, ld
+                        nxt[4 * m + 2], nxt[4 * m + 3] = sn, sd
+                        m += 1
+                    if ed == 0 or en * hd > hn * ed:
+                        ln = -1                     # nothing of it above the shadow
+                        break
+                    ln, ld = en, ed
+                if ln >= 0:
+                    if m == ARCS:
+                        return SIGHT_CAP + 1
+                    nxt[4 * m], nxt[4 * m + 1], nxt[4 * m + 2], nxt[4 * m + 3] = ln, ld, hn, hd
+                    m += 1
+            # The axis (slope 0 alone) shuts on an edge between two blocked cells of this
+            # column or at a pinch where the column begins.
+            if m > 0 and nxt[0] == 0 and nxt[2] == 0:
+                if swap:
+                    x, x2 = cx - 1, cx
+                    y = cy + (i - 1 if sy > 0 else -i)
+                    if cell_shut(b, pw, w, h, x, y) and cell_shut(b, pw, w, h, x2, y):
+                        m = drop_first(nxt, m)
+                    elif i > 1 and pinch_at(b, pw, w, h, cx, cy + sy * (i - 1)):
+                        m = drop_first(nxt, m)
+                else:
+                    x = cx + (i - 1 if sx > 0 else -i)
+                    y, y2 = cy - 1, cy
+                    if cell_shut(b, pw, w, h, x, y) and cell_shut(b, pw, w, h, x, y2):
+                        m = drop_first(nxt, m)
+                    elif i > 1 and pinch_at(b, pw, w, h, cx + sx * (i - 1), cy):
+                        m = drop_first(nxt, m)
+            if m == 0:
+                return i - 1
+            tmp = cur
+            cur = nxt
+            nxt = tmp
+            n = m
+        return SIGHT_CAP + 1
+
     def corners_near(self, int sx, int sy, int gx, int gy, double bound):
         """How many convex corners lie in the tiles that may hold a corner of a path within
         ``bound`` from the centre of cell (sx, sy) to that of (gx, gy)."""
@@ -621,6 +735,37 @@ cdef inline bint taut(int q, int dx, int dy) noexcept nogil:
     qx = 1 if q % 2 else -1
     qy = 1 if q // 2 else -1
     return (dx * qx) * (dy * qy) <= 0
+
+
+# The sight radius sweep: corners not swept yet, and how far it looks at most.
+cdef int32_t UNSWEPT = -1
+cdef int SIGHT_CAP = 64
+cdef int ARCS = 256
+
+
+cdef inline bint cell_shut(const uint8_t* blocked, int pw, int w, int h, int x,
+                           int y) noexcept nogil:
+    """Cell (x, y) is blocked or off the grid."""
+    return x < 0 or y < 0 or x >= w or y >= h or cell_blocked(blocked, pw, x, y)
+
+
+cdef inline int drop_first(int64_t* arcs, int n) noexcept nogil:
+    """Remove the first of n arcs; returns how many are left."""
+    cdef int k
+    for k in range(4, 4 * n):
+        arcs[k - 4] = arcs[k]
+    return n - 1
+
+
+cdef inline bint pinch_at(const uint8_t* blocked, int pw, int w, int h, int x,
+                          int y) noexcept nogil:
+    """Corner (x, y) joins two blocked cells (or cells off the grid) diagonally while the
+    other two are free."""
+    cdef bint a = cell_shut(blocked, pw, w, h, x - 1, y - 1)
+    cdef bint b = cell_shut(blocked, pw, w, h, x, y - 1)
+    cdef bint c = cell_shut(blocked, pw, w, h, x - 1, y)
+    cdef bint d = cell_shut(blocked, pw, w, h, x, y)
+    return (a and d and not b and not c) or (b and c and not a and not d)
 
 
 cdef int TILE = 16       # corners per side of the exact search's tiles

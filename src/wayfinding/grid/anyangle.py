@@ -53,7 +53,9 @@ ANY_ANGLE = {
 
 #: The exact search first bounds the length by the 8-connected optimum; when more convex
 #: corners than this lie in that bound's ellipse, by Lazy Theta*'s path too (about two A*
-#: searches, and the tighter ellipse halves the rest on open and cluttered maps).
+#: searches, and the tighter ellipse halves the rest on open and cluttered maps), and each
+#: corner it expands looks no farther than its sight radius (a sweep of the directions
+#: left open, once per corner, kept for later searches).
 TIGHTEN_ABOVE = 2500
 #: ... and when that path is more than this many times the straight line, the search bounds
 #: lengths to the goal from below by the corner lattice's distances too (one Dijkstra
@@ -178,8 +180,8 @@ class AnyAngle(SingleThread):
     def _exact(self, sx: int, sy: int, gx: int, gy: int) -> tuple:
         """The exact search, bounded by the 8-connected optimum (every grid path is in
         sight all along; none means no any-angle path either), or by Lazy Theta*'s path
-        where that bound's ellipse holds many corners; there, if the path winds, with the
-        corner lattice's lower bounds as well."""
+        where that bound's ellipse holds many corners; there with sight radii and, if the
+        path winds, the corner lattice's lower bounds as well."""
         grid_path = self._grid_search.find_path((sx, sy), (gx, gy))
         if not grid_path.found:
             return False, math.inf, None, 0
@@ -188,7 +190,7 @@ class AnyAngle(SingleThread):
         if crowded:
             bound = min(bound, self._search.find(sx, sy, gx, gy, True)[1])
         winding = crowded and bound > WINDING * math.hypot(gx - sx, gy - sy)
-        return self._search.exact(sx, sy, gx, gy, bound, winding)
+        return self._search.exact(sx, sy, gx, gy, bound, winding, crowded)
 
     def shortcut(self, path: Any) -> np.ndarray:
         """Line-of-sight shortcuts of a polyline or a cell path (cells become their
