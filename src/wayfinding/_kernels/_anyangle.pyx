@@ -223,10 +223,11 @@ cdef class AnyAngleSearch:
         self.gen = 0
         self.los_checks = 0
         self.detour = False
-        self.lattice = np.empty(self.nv)
-        self.settled = np.empty(self.nv, dtype=np.uint8)
+        # Made on first use (a search that needs them): 13 bytes a corner.
+        self.lattice = np.empty(0)
+        self.settled = np.empty(0, dtype=np.uint8)
         self.tile_low = np.zeros(self.tw * self.th)
-        self.radii = np.full(self.nv, UNSWEPT, dtype=np.int32)
+        self.radii = np.empty(0, dtype=np.int32)
         self.arcs = np.empty(2 * 4 * ARCS, dtype=np.int64)
 
     cdef inline void point(self, int v, int* x2, int* y2) noexcept nogil:
@@ -440,6 +441,8 @@ cdef class AnyAngleSearch:
         try:
             if detour:
                 self.detour_field(limit)
+            if sighted and self.radii.shape[0] == 0:
+                self.radii = np.full(self.nv, UNSWEPT, dtype=np.int32)
             with nogil:
                 while heap.size > 0:
                     v = heap_pop(&heap, &self.pos[0]).node
@@ -502,10 +505,15 @@ cdef class AnyAngleSearch:
         cdef Heap heap
         cdef int w1 = self.w + 1, pw = self.pw, u, x, y, k, j
         cdef double du, reach = OCTILE_STRETCH * bound, least
-        cdef double* dist = &self.lattice[0]
-        cdef uint8_t* settled = &self.settled[0]
+        cdef double* dist
+        cdef uint8_t* settled
         cdef const uint8_t* b = &self.blocked[0]
         cdef int gx = self.cs[2], gy = self.cs[3], failed = 0
+        if self.lattice.shape[0] == 0:
+            self.lattice = np.empty(self.nv)
+            self.settled = np.empty(self.nv, dtype=np.uint8)
+        dist = &self.lattice[0]
+        settled = &self.settled[0]
         if heap_init(&heap, 1024) != 0:
             raise MemoryError()
         try:
@@ -592,7 +600,9 @@ cdef class AnyAngleSearch:
 
     cdef int octant_reach(self, int cx, int cy, int swap, int sx, int sy) noexcept nogil:
         """:meth:`sight_radius` in one octant: a point (p, q) of it, 0 <= q <= p, lies at
-        (cx + sx p, cy + sy q), or (cx + sx q, cy + sy p) with ``swap``."""
+        (cx + sx p, cy + sy q), or (cx + sx q, cy + sy p) with ``swap``.  The arcs, four
+        numbers each (low and high slopes as fractions), fill two lists of ``ARCS`` in
+        turn; more arcs than that give up (no radius)."""
         cdef int64_t* cur = &self.arcs[0]
         cdef int64_t* nxt = &self.arcs[4 * ARCS]
         cdef int64_t* tmp
@@ -600,7 +610,6 @@ cdef class AnyAngleSearch:
         cdef int64_t ln, ld, hn, hd, sn, sd, en, ed
         cdef const uint8_t* b = &self.blocked[0]
         cur[0], cur[1], cur[2], cur[3] = 0, 1, 1, 1     # the arc [0/1, 1/1]
-        # (More arcs than a list holds: give up, the radius unknown.)
         for i in range(1, SIGHT_CAP + 2):
             m = 0
             for a in range(n):
