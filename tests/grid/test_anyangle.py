@@ -336,6 +336,33 @@ def test_open_grid_and_one_block():
     assert aa.find_path((1, 1), (1, 1), method="theta").cost == 0
 
 
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000))
+def test_shortcut_keeps_the_farthest_point_in_sight(seed):
+    # Against the rule run point by point with line_of_sight: points at half units, off
+    # the grid, in blocked cells and at any real coordinates alike.
+    grid = random_grid(seed, w=12, h=9, density=0.3)
+    aa = AnyAngle(grid)
+    rng = np.random.default_rng(seed)
+    p = rng.integers(-2, 27, (rng.integers(3, 30), 2)) / 2
+    p[rng.random(len(p)) < 0.2] += rng.uniform(-1, 1, 2)
+    kept, i = [0], 0
+    while i < len(p) - 1:
+        j = len(p) - 1
+        while j > i + 1 and not aa.line_of_sight(p[i], p[j]):
+            j -= 1
+        kept.append(j)
+        i = j
+    assert np.array_equal(aa.shortcut(p), p[kept])
+
+
+def test_shortcut_refuses_points_that_are_not_finite():
+    aa = AnyAngle(Grid(np.ones((3, 3), bool)))
+    with pytest.raises(InvalidQueryError, match="finite"):
+        aa.shortcut([[0.5, 0.5], [np.nan, 1.0], [2.5, 2.5]])
+    assert len(aa.shortcut([[0.5, 0.5], [1e300, 1.0], [2.5, 2.5]])) == 2
+
+
 @settings(max_examples=15, deadline=None)
 @given(seed=st.integers(0, 10_000))
 def test_smoothing_never_lengthens_and_stays_legal(seed):

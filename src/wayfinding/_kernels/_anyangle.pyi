@@ -30,3 +30,6 @@ class AnyAngleSearch:
 def line_of_sight(
     blocked: NDArray[np.uint8], pw: int, px: int, py: int, qx: int, qy: int
 ) -> bool: ...
+def shortcut(
+    blocked: NDArray[np.uint8], pw: int, points: NDArray[np.int64]
+) -> NDArray[np.int64]: ...

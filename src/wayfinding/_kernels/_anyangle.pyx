@@ -143,6 +143,36 @@ def line_of_sight(const uint8_t[::1] blocked, int pw, int px, int py, int qx, in
 cdef double OCTILE_STRETCH = 1.0824
 cdef double SQRT2 = sqrt(2.0)
 
+def shortcut(const uint8_t[::1] blocked, int pw, const int64_t[:, ::1] points):
+    """The indices of the points a line-of-sight shortcut keeps (doubled coordinates,
+    ``(n, 2)``, n >= 1, each within -1 and twice the grid's size plus 1): from each kept
+    point, the farthest later point in sight (:func:`line_of_sight`), the last included."""
+    cdef Py_ssize_t n = points.shape[0], i = 0, j, k = 1
+    cdef int64_t w2 = 2 * (pw - 2), h2 = 2 * (<int64_t> blocked.shape[0] // pw - 2)
+    out = np.zeros(n, dtype=np.int64)
+    cdef int64_t[::1] kept = out
+    with nogil:
+        while i < n - 1:
+            j = n - 1
+            while j > i + 1 and not sees(&blocked[0], pw, w2, h2, points[i, 0], points[i, 1],
+                                         points[j, 0], points[j, 1]):
+                j -= 1
+            kept[k] = j
+            k += 1
+            i = j
+    return out[:k]
+
+
+cdef inline bint sees(const uint8_t* blocked, int pw, int64_t w2, int64_t h2, int64_t ax,
+                      int64_t ay, int64_t bx, int64_t by) noexcept nogil:
+    """:func:`line_of_sight` between two points (doubled), off the grid refused."""
+    if not (0 <= ax <= w2 and 0 <= ay <= h2 and 0 <= bx <= w2 and 0 <= by <= h2):
+        return False
+    return (free_point(blocked, pw, <int> ax, <int> ay) and free_point(blocked, pw, <int> bx,
+                                                                      <int> by)
+            and clear(blocked, pw, <int> ax, <int> ay, <int> bx, <int> by))
+
+
 cdef int DX[8]
 cdef int DY[8]
 DX[:] = [1, 1, 0, -1, -1, -1, 0, 1]

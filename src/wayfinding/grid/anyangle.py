@@ -199,15 +199,13 @@ class AnyAngle(SingleThread):
         p = _points(path)
         if len(p) < 3:
             return p
-        out = [0]
-        i = 0
-        while i < len(p) - 1:
-            j = len(p) - 1
-            while j > i + 1 and not self.line_of_sight(p[i], p[j]):
-                j -= 1
-            out.append(j)
-            i = j
-        return p[out]
+        if not np.isfinite(p).all():
+            raise InvalidQueryError(f"a path's points must be finite, got {brief(path)}")
+        # Half units, rounded as line_of_sight rounds them (half to even); off the grid
+        # stays off it.
+        g = self.grid
+        doubled = np.rint(2 * p).clip(-1, [2 * g.width + 1, 2 * g.height + 1])
+        return p[_anyangle.shortcut(self._blocked, g.width + 2, doubled.astype(np.int64))]
 
     def string_pull(self, cells: Any) -> np.ndarray:
         """The shortest polyline through a legal cell path's cells (the funnel through the
