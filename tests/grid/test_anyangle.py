@@ -231,7 +231,7 @@ def test_the_lattice_bound_keeps_the_exact_length(seed, density):
                                                abs=1e-9)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 10_000), density=st.sampled_from([0.1, 0.3, 0.5]))
 def test_every_corner_in_sight_lies_within_the_sight_radius(seed, density):
     grid = random_grid(seed, w=11, h=9, density=density)
