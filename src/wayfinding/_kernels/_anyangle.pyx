@@ -15,7 +15,6 @@ from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint32_t
 
 from ._heap cimport (
     Heap,
-    HeapItem,
     heap_decrease,
     heap_free,
     heap_init,
@@ -132,10 +131,10 @@ cdef bint free_point(const uint8_t* blocked, int pw, int x, int y) noexcept nogi
 
 
 def line_of_sight(const uint8_t[::1] blocked, int pw, int px, int py, int qx, int qy):
-    """Whether the segment between two points (doubled coordinates, within the grid: 0 <=
-    x <= 2 (pw - 2)) is clear, its ends included (a segment of no length too)."""
-    return (free_point(&blocked[0], pw, px, py) and free_point(&blocked[0], pw, qx, qy)
-            and clear(&blocked[0], pw, px, py, qx, qy))
+    """Whether the segment between two points (doubled coordinates) is clear, its ends
+    included (a segment of no length too); an end off the grid is not."""
+    return sees(&blocked[0], pw, 2 * (pw - 2), 2 * (blocked.shape[0] // pw - 2), px, py, qx,
+                qy)
 
 
 # The octile distance is at most this many times the straight one (sqrt(4 - 2 sqrt 2),
@@ -336,8 +335,7 @@ cdef class AnyAngleSearch:
             self.g[u] = 1e300
             self.pos[u] = -1
 
-    cdef inline void offer(self, Heap* heap, int u, int p, double cand,
-                           int goal) noexcept nogil:
+    cdef inline void offer(self, Heap* heap, int u, int p, double cand) noexcept nogil:
         """u reached through parent p at cost cand: keep it if cheaper."""
         cdef int ux, uy
         self.point(u, &ux, &uy)
@@ -425,7 +423,7 @@ cdef class AnyAngleSearch:
                         else:
                             p = v
                             cand = self.g[v] + self.dist(v, u)
-                        self.offer(&heap, u, p, cand, goal)
+                        self.offer(&heap, u, p, cand)
                 # Leave pos[] clean for the next search.
                 for k in range(heap.size):
                     self.pos[heap.items[k].node] = -1
@@ -636,7 +634,7 @@ cdef class AnyAngleSearch:
         cdef int64_t* cur = &self.arcs[0]
         cdef int64_t* nxt = &self.arcs[4 * ARCS]
         cdef int64_t* tmp
-        cdef int n = 1, m, a, i, j, jlo, jhi, x, y, x2, y2, pw = self.pw, w = self.w, h = self.h
+        cdef int n = 1, m, a, i, j, jlo, jhi, x, y, pw = self.pw, w = self.w, h = self.h
         cdef int64_t ln, ld, hn, hd, sn, sd, en, ed
         cdef const uint8_t* b = &self.blocked[0]
         cur[0], cur[1], cur[2], cur[3] = 0, 1, 1, 1     # the arc [0/1, 1/1]
@@ -652,13 +650,7 @@ cdef class AnyAngleSearch:
                 if jhi > i - 1:
                     jhi = i - 1
                 for j in range(jlo, jhi + 1):
-                    if swap:
-                        x = cx + (j if sx > 0 else -j - 1)
-                        y = cy + (i - 1 if sy > 0 else -i)
-                    else:
-                        x = cx + (i - 1 if sx > 0 else -i)
-                        y = cy + (j if sy > 0 else -j - 1)
-                    if not cell_shut(b, pw, w, h, x, y):
+                    if not octant_shut(b, pw, w, h, cx, cy, swap, sx, sy, i, j):
                         continue
                     # Its shadow: slopes strictly between j / i and (j + 1) / (i - 1).
                     sn, sd = j, i
@@ -683,20 +675,12 @@ cdef class AnyAngleSearch:
             # The axis (slope 0 alone) shuts on an edge between two blocked cells of this
             # column or at a pinch where the column begins.
             if m > 0 and nxt[0] == 0 and nxt[2] == 0:
-                if swap:
-                    x, x2 = cx - 1, cx
-                    y = cy + (i - 1 if sy > 0 else -i)
-                    if cell_shut(b, pw, w, h, x, y) and cell_shut(b, pw, w, h, x2, y):
-                        m = drop_first(nxt, m)
-                    elif i > 1 and pinch_at(b, pw, w, h, cx, cy + sy * (i - 1)):
-                        m = drop_first(nxt, m)
-                else:
-                    x = cx + (i - 1 if sx > 0 else -i)
-                    y, y2 = cy - 1, cy
-                    if cell_shut(b, pw, w, h, x, y) and cell_shut(b, pw, w, h, x, y2):
-                        m = drop_first(nxt, m)
-                    elif i > 1 and pinch_at(b, pw, w, h, cx + sx * (i - 1), cy):
-                        m = drop_first(nxt, m)
+                x = cx + (0 if swap else sx * (i - 1))     # where the column begins
+                y = cy + (sy * (i - 1) if swap else 0)
+                if (octant_shut(b, pw, w, h, cx, cy, swap, sx, sy, i, 0)
+                        and octant_shut(b, pw, w, h, cx, cy, swap, sx, sy, i, -1)) \
+                        or (i > 1 and 0 <= x <= w and 0 <= y <= h and pinch(b, pw, x, y)):
+                    m = drop_first(nxt, m)
             if m == 0:
                 return i - 1
             tmp = cur
@@ -796,15 +780,15 @@ cdef inline int drop_first(int64_t* arcs, int n) noexcept nogil:
     return n - 1
 
 
-cdef inline bint pinch_at(const uint8_t* blocked, int pw, int w, int h, int x,
-                          int y) noexcept nogil:
-    """Corner (x, y) joins two blocked cells (or cells off the grid) diagonally while the
-    other two are free."""
-    cdef bint a = cell_shut(blocked, pw, w, h, x - 1, y - 1)
-    cdef bint b = cell_shut(blocked, pw, w, h, x, y - 1)
-    cdef bint c = cell_shut(blocked, pw, w, h, x - 1, y)
-    cdef bint d = cell_shut(blocked, pw, w, h, x, y)
-    return (a and d and not b and not c) or (b and c and not a and not d)
+cdef inline bint octant_shut(const uint8_t* blocked, int pw, int w, int h, int cx, int cy,
+                             int swap, int sx, int sy, int i, int j) noexcept nogil:
+    """Cell (i - 1 to i, j to j + 1) of the octant of :meth:`AnyAngleSearch.octant_reach`
+    is blocked or off the grid."""
+    if swap:
+        return cell_shut(blocked, pw, w, h, cx + (j if sx > 0 else -j - 1),
+                         cy + (i - 1 if sy > 0 else -i))
+    return cell_shut(blocked, pw, w, h, cx + (i - 1 if sx > 0 else -i),
+                     cy + (j if sy > 0 else -j - 1))
 
 
 cdef int TILE = 16       # corners per side of the exact search's tiles
