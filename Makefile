@@ -56,8 +56,9 @@ lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check src tests benchmarks tools examples docs setup.py
 	$(VENV)/bin/mypy
 
+# One worker per core (at most 8, each holds the whole collection); tests keep no shared state.
 test: lint
-	$(PY) -m pytest
+	$(PY) -m pytest -n auto --maxprocesses 8 --dist worksteal
 
 test-all: lint $(RECAST_ORACLE)/node_modules/.installed $(BROWSER_TESTS)/node_modules/.installed docs
 	HYPOTHESIS_PROFILE=explore $(PY) -m pytest -m "slow or not slow"

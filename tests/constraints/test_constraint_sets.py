@@ -228,7 +228,8 @@ CALLS = {
 VALID = {("Constraint near", True), ("ConstraintSet base", None)}
 
 
-@pytest.mark.parametrize("value", HOSTILE, ids=repr)
+@pytest.mark.parametrize(
+    "value", HOSTILE, ids=lambda v: "object()" if type(v) is object else repr(v))
 @pytest.mark.parametrize("name", CALLS)
 def test_hostile_scalars_get_a_clear_error(name, value):
     if any(name == n and value is v for n, v in VALID):
