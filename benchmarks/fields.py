@@ -23,9 +23,10 @@ direction codes); medians.
 
 Continuum crowd: the full update of one group's fields over grids of side 64, 128, 192 and
 256 (one unit per 20 cells, random velocities, a wall across a third of the grid), on one
-thread (the default) and with the helper thread, and the whole hybrid plan with the
-navigation-mesh path, the three alternating run by run, against the cells per millisecond of
-seed 003's Table 1; target 30,000 cells per ms on one thread.
+thread (the default) and with the helper thread, the whole hybrid plan with the
+navigation-mesh path, and for scale a plain first-order fast march over the same grid (unit
+speed, no crowd), the four alternating run by run, against the cells per millisecond of seed
+003's Table 1; target 30,000 cells per ms on one thread.
 """
 
 from __future__ import annotations
@@ -121,6 +122,7 @@ PAPER_CELLS_PER_MS = {64: 1024, 128: 910, 192: 996, 256: 1008}   # seed 003, Tab
 
 
 def continuum_rows(repeats: int) -> list[list[str]]:
+    from wayfinding.fields import eikonal_field
     from wayfinding.fields.continuum import ContinuumField, HybridPlanner
     from wayfinding.grid import Grid
 
@@ -139,15 +141,17 @@ def continuum_rows(repeats: int) -> list[list[str]]:
         single, helped = ContinuumField(grid), ContinuumField(grid, threads=2)
         helped.update(pos, vel, [goal])    # warm-up (the helper thread starts)
         planner = HybridPlanner(grid, margin=side)
-        t_single, t_helped, t_plan = interleaved(
+        t_single, t_helped, t_plan, t_march = interleaved(
             repeats, partial(single.update, pos, vel, [goal]),
-            partial(helped.update, pos, vel, [goal]), partial(planner.plan, pos, vel, goal))
+            partial(helped.update, pos, vel, [goal]), partial(planner.plan, pos, vel, goal),
+            partial(eikonal_field, free.astype(float), [goal], order=1))
         cells = side * side
         rows.append([f"{side}² ({n:,} units)", f"{t_single * 1e3:.2f}",
                      f"{cells / (t_single * 1e3):,.0f}", f"{t_helped * 1e3:.2f}",
                      f"{cells / (t_helped * 1e3):,.0f}", f"{t_plan * 1e3:.2f}",
-                     f"{cells / (t_plan * 1e3):,.0f}", f"{paper:,}",
-                     fmt_x(cells / (t_single * 1e3) / paper),
+                     f"{cells / (t_plan * 1e3):,.0f}", f"{t_march * 1e3:.2f}",
+                     f"{cells / (t_march * 1e3):,.0f}", fmt_x(t_single / t_march),
+                     f"{paper:,}", fmt_x(cells / (t_single * 1e3) / paper),
                      "met" if cells / (t_single * 1e3) >= 30000 else "not met"])
         print(f"  continuum {side}: {rows[-1][1:]}", file=sys.stderr, flush=True)
     return rows
@@ -224,13 +228,16 @@ def main(argv: list[str] | None = None) -> int:
         "Continuum crowd (hybrid vector field), one group of side²/20 units over the whole "
         "grid (a wall across a third of it): the field update (density and velocity "
         "splatting, anisotropic speed and cost, fast-marching potential, velocity field) on "
-        "the calling thread (the default) and with the helper thread (`threads=2`), and the "
-        "full hybrid plan (navigation-mesh path, destination point, field; one thread), "
-        f"alternating call by call, medians of {args.crowd_repeats} runs; against seed "
+        "the calling thread (the default) and with the helper thread (`threads=2`), the "
+        "full hybrid plan (navigation-mesh path, destination point, field; one thread) and, "
+        "for scale, plain first-order fast marching over the same grid at unit speed with no "
+        "crowd (`eikonal_field`, one thread), alternating call by call, medians of "
+        f"{args.crowd_repeats} runs; against seed "
         "003's Table 1.  Target: at least 30,000 cells per ms on one thread.  Load average "
         f"(1 minute) at the start of the run: {load:.1f} on {os.cpu_count()} cores.",
         table(["grid", "field update ms", "cells per ms", "threads=2 ms", "cells per ms",
-               "hybrid plan ms", "cells per ms", "paper cells per ms", "one thread ÷ paper",
+               "hybrid plan ms", "cells per ms", "plain fast march ms", "cells per ms",
+               "update ÷ plain march", "paper cells per ms", "one thread ÷ paper",
                "target ≥ 30,000"],
               crowd)])
     publish(body, args.out, SECTION)
