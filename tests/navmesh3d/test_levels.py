@@ -7,7 +7,15 @@ import numpy as np
 import pytest
 
 from wayfinding.errors import InvalidGeometryError
-from wayfinding.navmesh3d import WALKABLE, ConvexVolume, Level, LevelFormatError, generate
+from wayfinding.navmesh3d import (
+    WALKABLE,
+    BuildSettings,
+    ConvexVolume,
+    Level,
+    LevelFormatError,
+    generate,
+    rasterize,
+)
 
 SQUARE = [[0, 0, 0], [4, 0, 0], [4, 0, 4], [0, 0, 4]]
 
@@ -112,6 +120,19 @@ def test_degenerate_triangles_dropped_or_kept_on_request():
         Level(v, [[0, 1, 3]], degenerate="drop")
     with pytest.raises(InvalidGeometryError, match="degenerate"):
         Level(v, t, degenerate="fix")
+
+
+def test_bounds_hold_every_vertex_as_recast_s_do():
+    """Vertices no triangle names (stray points of an OBJ file, corners of dropped
+    triangles) still widen the box the grid is laid over, as in Recast."""
+    v = SQUARE + [[9, 2, -1], [-3, 0, 0], [-3, 0, 0]]
+    level = Level(v, [[0, 2, 1], [0, 3, 2], [5, 0, 6]], degenerate="drop")
+    assert level.num_triangles == 2
+    lo, hi = level.bounds
+    assert lo.tolist() == [-3, 0, -1] and hi.tolist() == [9, 2, 4]
+    hf = rasterize(level, BuildSettings(cell_size=0.5))
+    assert (hf.width, hf.depth) == (24, 10)
+    assert hf.bmin.tolist() == [-3, 0, -1]
 
 
 def test_areas_are_checked():

@@ -31,6 +31,9 @@ LEVELS = {
     "building": generate.building,
     "terrain": lambda: generate.terrain(size=48, seed=3),
     "nav_test": nav_test,
+    "stray vertices": lambda: Level(np.concatenate([generate.stairs().vertices,
+                                                    [[-2.3, 0.7, -1.9], [13.1, -0.4, 9.7]]]),
+                                    generate.stairs().triangles),
 }
 SETTINGS = {
     "defaults": BuildSettings(),

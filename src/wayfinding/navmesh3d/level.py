@@ -140,9 +140,9 @@ class Level:
 
     @property
     def bounds(self) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
-        """The smallest and largest corner of the box around the level's vertices."""
-        used = self.vertices[np.unique(self.triangles)]
-        return used.min(axis=0), used.max(axis=0)
+        """The smallest and largest corner of the box around the level's vertices, every
+        one of them whether a triangle names it or not (as Recast bounds its grid)."""
+        return self.vertices.min(axis=0), self.vertices.max(axis=0)
 
     def __repr__(self) -> str:
         return (f"Level({len(self.vertices):,} vertices, {self.num_triangles:,} triangles, "
