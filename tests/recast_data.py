@@ -78,12 +78,19 @@ def _run_oracle(script: str, data: dict[str, Any], *options: str) -> dict[str, A
     return result
 
 
+def _level_input(level: Level) -> dict[str, Any]:
+    """The oracles' input fields for ``level``: its soup, areas and convex volumes."""
+    return {"vertices": level.vertices.tolist(), "triangles": level.triangles.tolist(),
+            "areas": level.areas.tolist(),
+            "volumes": [{"polygon": [list(p) for p in v.polygon], "ymin": v.ymin,
+                         "ymax": v.ymax, "area": v.area} for v in level.volumes]}
+
+
 def recast(level: Level, settings: BuildSettings, *, counts_only: bool = False
            ) -> dict[str, Any]:
     """What Recast builds from ``level`` with ``settings``, stage by stage (see
     tests/oracles/recast/README.md); skips where node or the oracle is not installed."""
-    data = {"vertices": level.vertices.tolist(), "triangles": level.triangles.tolist(),
-            "areas": level.areas.tolist(), "settings": oracle_settings(settings)}
+    data = {**_level_input(level), "settings": oracle_settings(settings)}
     return _run_oracle("stages.mjs", data, *(["--counts-only"] if counts_only else []))
 
 
@@ -96,9 +103,7 @@ def detour(level: Level, settings: BuildSettings, *, tile_size: int = 0,
     st = oracle_settings(settings)
     st["agent_max_climb"] = settings.agent_max_climb
     st["tile_size"] = tile_size
-    data = {"vertices": level.vertices.tolist(), "triangles": level.triangles.tolist(),
-            "areas": level.areas.tolist(), "settings": st, "points": [], "paths": [],
-            **queries}
+    data = {**_level_input(level), "settings": st, "points": [], "paths": [], **queries}
     return _run_oracle("queries.mjs", data)
 
 

@@ -238,6 +238,16 @@ def test_tiled_meshes_are_detour_s(name, tile_size):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("tile_size", [0, 16])
+def test_convex_volumes_and_their_costs_are_detour_s(tile_size):
+    """Convex volumes mark areas (some closed, area 0) that cost three times as much."""
+    from test_recast_oracle import with_volumes
+    level = with_volumes(generate.terrain(size=40, seed=5), 4, n=8)
+    costs = {v.area: 3.0 for v in level.volumes if v.area} | {63: 1.0}
+    _compare_with_detour(level, BuildSettings(), 150, 19, tile_size=tile_size, costs=costs)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("tile_size", [0, 16])
 def test_area_costs_are_detour_s(tile_size):
     """Half the terrain costs four times as much to cross: corridors go round it as
     Detour's do."""

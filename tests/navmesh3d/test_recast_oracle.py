@@ -11,12 +11,14 @@ from recast_data import nav_test, recast
 
 from wayfinding.navmesh3d import (
     BuildSettings,
+    ConvexVolume,
     Level,
     build_regions,
     compact,
     erode,
     filter_spans,
     generate,
+    mark_volumes,
     rasterize,
 )
 
@@ -60,7 +62,7 @@ def _compare(level: Level, settings: BuildSettings) -> None:
     spans = theirs["compact"]["spans"]
     assert chf.y.tolist() == spans["y"] and chf.h.tolist() == spans["h"]
     assert chf.con.tolist() == spans["con"]
-    eroded = erode(chf, settings)
+    eroded = mark_volumes(erode(chf, settings), level.volumes)
     assert eroded.area.tolist() == spans["area"]
     regions = build_regions(eroded, settings)
     if settings.partition == "watershed":
@@ -93,6 +95,31 @@ def test_given_areas_and_random_soup():
     t = rng.integers(0, 300, (200, 3))
     t = t[(t[:, 0] != t[:, 1]) & (t[:, 1] != t[:, 2]) & (t[:, 0] != t[:, 2])]
     _compare(Level(v, t, degenerate="drop"), BuildSettings(filter_ledge_spans=False))
+
+
+def with_volumes(level: Level, seed: int, n: int = 6) -> Level:
+    """``level`` with ``n`` random convex volumes over it (hulls of random points, some
+    overlapping, some reaching past its sides, some thinner than a cell's height)."""
+    from scipy.spatial import ConvexHull
+
+    rng = np.random.default_rng(seed)
+    lo, hi = level.bounds
+    volumes = []
+    for _ in range(n):
+        centre = rng.uniform(lo[[0, 2]] - 1, hi[[0, 2]] + 1)
+        pts = centre + rng.normal(0, rng.uniform(0.3, 4), (8, 2))
+        ring = pts[ConvexHull(pts).vertices]
+        y = rng.uniform(lo[1] - 0.5, hi[1])
+        volumes.append(ConvexVolume(ring, y, y + rng.choice([0.05, 1.0, 10.0]),
+                                    area=int(rng.integers(0, 64))))
+    return Level(level.vertices, level.triangles, areas=level.areas, volumes=tuple(volumes))
+
+
+@pytest.mark.parametrize("partition", ["watershed", "monotone", "layers"])
+@pytest.mark.parametrize("name", ["stairs", "building", "terrain", "nav_test"])
+def test_convex_volumes_are_marked_as_recast_marks_them(name, partition):
+    for seed in range(3):
+        _compare(with_volumes(LEVELS[name](), seed), BuildSettings(partition=partition))
 
 
 @pytest.mark.parametrize("partition", ["watershed", "monotone", "layers"])

@@ -5,7 +5,7 @@
 //
 //   node queries.mjs INPUT.json OUTPUT.json
 //
-// INPUT: as stages.mjs's (vertices, triangles, areas, settings in voxels, with
+// INPUT: as stages.mjs's (vertices, triangles, areas, volumes, settings in voxels, with
 // "agent_max_climb" in world units and "tile_size" (0: whole) in cells),
 // plus "points": [[x, y, z], ...] for findNearestPoly, "paths": [[sx, sy, sz, ex, ey, ez,
 // include, exclude], ...] for findNearestPoly at both ends + findPath + findStraightPath (as
@@ -44,6 +44,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import * as R from '@recast-navigation/core';
+import { markVolumes } from './stages.mjs';
 
 const v3 = (p) => ({ x: p[0], y: p[1], z: p[2] });
 
@@ -76,6 +77,7 @@ function buildBox(S, mesh, input, bmin, bmax, width, height, border, links) {
   const chf = R.allocCompactHeightfield();
   ok(R.buildCompactHeightfield(ctx, S.walkable_height, S.walkable_climb, hf, chf), 'compact');
   ok(R.erodeWalkableArea(ctx, S.walkable_radius, chf), 'erode');
+  markVolumes(input.volumes, chf, ctx);
   if (S.partition === 'watershed') {
     R.buildDistanceField(ctx, chf);
     ok(R.buildRegions(ctx, chf, border, S.min_region_area, S.merge_region_area), 'regions');

@@ -167,6 +167,18 @@ function readDetail(dm) {
 
 // ---- the build ----
 
+// Convex volumes, marked after erosion as RecastDemo marks them (rcMarkConvexPolyArea on
+// each in turn); ``stage`` times each call where given.
+export function markVolumes(volumes, chf, ctx, stage = (name, fn) => fn()) {
+  for (const v of volumes || []) {
+    const pts = new R.FloatArray();
+    pts.copy(v.polygon.flatMap(([x, z]) => [x, 0, z]));
+    stage('mark_convex_poly_area', () => R.markConvexPolyArea(ctx, pts, v.polygon.length,
+      v.ymin, v.ymax, v.area, chf));
+    pts.destroy();
+  }
+}
+
 export async function runStages(input, { countsOnly = false } = {}) {
   await R.init();
   const S = resolveSettings(input.settings || {});
@@ -281,6 +293,7 @@ export async function runStages(input, { countsOnly = false } = {}) {
   stage('build_compact_heightfield', () => R.buildCompactHeightfield(ctx, S.walkable_height, S.walkable_climb, hf, chf));
   const areasBeforeErode = extract(() => readCompactAreas(chf));
   stage('erode_walkable_area', () => R.erodeWalkableArea(ctx, S.walkable_radius, chf));
+  markVolumes(input.volumes, chf, ctx, stage);
 
   let haveDist = false;
   if (S.partition === 'watershed') {
