@@ -168,7 +168,7 @@ function readDetail(dm) {
 // ---- the build ----
 
 // Convex volumes, marked after erosion as RecastDemo marks them (rcMarkConvexPolyArea on
-// each in turn); ``stage`` times each call where given.
+// each in turn); each call is timed as a stage when runStages passes its timer.
 export function markVolumes(volumes, chf, ctx, stage = (name, fn) => fn()) {
   for (const v of volumes || []) {
     const pts = new R.FloatArray();
