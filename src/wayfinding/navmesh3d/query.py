@@ -29,7 +29,9 @@ include and exclude, cost per area) and results are :class:`NavPath3D`, the 2D
 Polygons built by :func:`~wayfinding.navmesh3d.build` have flags 0, which no filter
 includes: give them flags first (:func:`with_flags`, as Recast's demo flags its walkable
 ground).  Unlike Detour's, the search has no node or corridor limit (the demo's: 2048 nodes,
-256 polygons), and an area of infinite cost is closed, as on the 2D meshes.
+256 polygons), every off-mesh link is joined however many end in one tile (Detour's tiles
+hold links for their edges, twice their border edges and twice the link ends inside them,
+and drop those past it), and an area of infinite cost is closed, as on the 2D meshes.
 """
 
 from __future__ import annotations
