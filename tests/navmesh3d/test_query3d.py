@@ -237,6 +237,13 @@ def test_tiled_meshes_are_detour_s(name, tile_size):
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("seed", range(24))
+def test_random_levels_and_settings_are_detour_s(seed):
+    from test_recast_oracle import random_case
+    _compare_with_detour(*random_case(seed), 40, seed, tile_size=(0, 16, 32)[seed % 3])
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("tile_size", [0, 16])
 def test_convex_volumes_and_their_costs_are_detour_s(tile_size):
     """Convex volumes mark areas (some closed, area 0) that cost three times as much."""

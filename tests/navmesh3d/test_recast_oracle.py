@@ -115,6 +115,44 @@ def with_volumes(level: Level, seed: int, n: int = 6) -> Level:
     return Level(level.vertices, level.triangles, areas=level.areas, volumes=tuple(volumes))
 
 
+def random_case(seed: int) -> tuple[Level, BuildSettings]:
+    """A generated level with random shapes and random build settings (every partition and
+    filter; sample distances of at least 0.9 cells, as Recast fails without samples)."""
+    rng = np.random.default_rng(seed)
+    u = lambda lo, hi: float(rng.uniform(lo, hi))  # noqa: E731
+    level = [
+        lambda: generate.terrain(size=int(rng.integers(8, 40)), cell=u(0.3, 2),
+                                 height=u(0, 12), seed=int(rng.integers(1000))),
+        lambda: generate.stairs(steps=int(rng.integers(1, 14)), rise=u(0.05, 0.6),
+                                run=u(0.2, 1.0), width=u(0.5, 5)),
+        lambda: generate.ramp(u(0, 70), length=u(2, 12), width=u(0.5, 5)),
+        lambda: generate.bridge(clearance=u(0.5, 4), span=u(3, 12), width=u(0.5, 4)),
+        lambda: generate.thin_walls(thickness=u(0.02, 0.6), size=u(4, 16), gap=u(0.3, 3)),
+        lambda: generate.building(storeys=int(rng.integers(1, 4)), storey_height=u(2, 4),
+                                  size=u(6, 16)),
+        lambda: generate.multi_storey(height=u(2.8, 4), width=u(11, 20)),
+    ][int(rng.integers(7))]()
+    settings = BuildSettings(
+        cell_size=float(rng.choice([0.2, 0.25, 0.3, 0.45, 0.6])),
+        cell_height=float(rng.choice([0.05, 0.1, 0.2, 0.3, 0.4])),
+        agent_height=u(0.5, 3), agent_radius=u(0, 1.2), agent_max_climb=u(0, 1.5),
+        agent_max_slope=u(10, 80), region_min_size=float(rng.integers(0, 20)),
+        region_merge_size=float(rng.integers(0, 40)),
+        edge_max_len=float(rng.choice([0, 3, 12, 40])), edge_max_error=u(0.5, 3),
+        verts_per_poly=int(rng.integers(3, 7)),
+        detail_sample_dist=float(rng.choice([1, 3, 6])), detail_sample_max_error=u(0.2, 2),
+        partition=str(rng.choice(["watershed", "monotone", "layers"])),
+        filter_low_hanging_obstacles=bool(rng.integers(2)),
+        filter_ledge_spans=bool(rng.integers(2)),
+        filter_walkable_low_height_spans=bool(rng.integers(2)))
+    return level, settings
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_random_levels_and_settings_are_recast_s(seed):
+    _compare(*random_case(seed))
+
+
 @pytest.mark.parametrize("partition", ["watershed", "monotone", "layers"])
 @pytest.mark.parametrize("name", ["stairs", "building", "terrain", "nav_test"])
 def test_convex_volumes_are_marked_as_recast_marks_them(name, partition):
