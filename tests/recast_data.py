@@ -86,11 +86,13 @@ def _level_input(level: Level) -> dict[str, Any]:
                          "ymax": v.ymax, "area": v.area} for v in level.volumes]}
 
 
-def recast(level: Level, settings: BuildSettings, *, counts_only: bool = False
-           ) -> dict[str, Any]:
+def recast(level: Level, settings: BuildSettings, *, counts_only: bool = False,
+           **box: Any) -> dict[str, Any]:
     """What Recast builds from ``level`` with ``settings``, stage by stage (see
-    tests/oracles/recast/README.md); skips where node or the oracle is not installed."""
-    data = {**_level_input(level), "settings": oracle_settings(settings)}
+    tests/oracles/recast/README.md); ``box``: the oracle's grid fields (``border_size``,
+    ``tile_size``, ``bmin``, ``bmax``) for one tile.  Skips where node or the oracle is not
+    installed."""
+    data = {**_level_input(level), "settings": oracle_settings(settings) | box}
     return _run_oracle("stages.mjs", data, *(["--counts-only"] if counts_only else []))
 
 

@@ -5,16 +5,9 @@ a ramp, and element for element against Recast's own (slow: ``make test-all``)."
 
 from __future__ import annotations
 
-import json
-import shutil
-import subprocess
-import tempfile
-from pathlib import Path
-from typing import Any
-
 import numpy as np
 import pytest
-from recast_data import ORACLE, nav_test, oracle_settings, polymesh_of, recast
+from recast_data import nav_test, polymesh_of, recast
 from test_recast_oracle import LEVELS, SETTINGS
 
 from wayfinding.errors import InvalidGeometryError
@@ -281,30 +274,11 @@ def _compare(level: Level, settings: BuildSettings) -> None:
         check_detail(polymesh, regions, ours, settings)
 
 
-def _recast_with_border(level: Level, settings: BuildSettings, border: int
-                        ) -> dict[str, Any]:
-    """Recast's build of ``level`` as one tile with a ``border`` (its box widened by the
-    border, as Recast's tiled builds do)."""
-    node = shutil.which("node")
-    if node is None or not (ORACLE / "node_modules").is_dir():
-        pytest.skip("the Recast oracle is not installed (make test-all does it)")
-    data = {"vertices": level.vertices.tolist(), "triangles": level.triangles.tolist(),
-            "areas": level.areas.tolist(),
-            "settings": {**oracle_settings(settings), "border_size": border}}
-    with tempfile.TemporaryDirectory() as tmp:
-        src, out = Path(tmp) / "in.json", Path(tmp) / "out.json"
-        src.write_text(json.dumps(data))
-        subprocess.run([node, str(ORACLE / "stages.mjs"), str(src), str(out)], check=True,
-                       capture_output=True, timeout=600)
-        result: dict[str, Any] = json.loads(out.read_text())
-    return result
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["building", "terrain", "stairs"])
 def test_the_detail_of_a_bordered_tile_is_recast_s(name):
     level, s = LEVELS[name](), BuildSettings()
-    theirs = _recast_with_border(level, s, 4)
+    theirs = recast(level, s, border_size=4)   # one tile: its box widened by the border
     box = theirs["settings"]
     hf = rasterize(level, s, bounds=(np.float32(box["bmin"]), np.float32(box["bmax"])),
                    size=(box["width"], box["height"]))

@@ -7,15 +7,9 @@ every partition, and tiles with borders."""
 
 from __future__ import annotations
 
-import json
-import shutil
-import subprocess
-import tempfile
-from pathlib import Path
-
 import numpy as np
 import pytest
-from recast_data import ORACLE, contours_of, nav_test, oracle_settings, polymesh_of, recast
+from recast_data import contours_of, nav_test, polymesh_of, recast
 from test_recast_oracle import LEVELS, SETTINGS
 
 from wayfinding.errors import InvalidGeometryError, InvalidQueryError
@@ -356,27 +350,14 @@ def test_recast_s_figures_on_its_test_level():
 def _recast_tile(level: Level, settings: BuildSettings, tile: int, border: int,
                  corner: tuple[int, int]) -> dict:
     """Recast's build of one tile (``tile`` cells square plus ``border``) of ``level``, as
-    Recast's tiled sample builds it, through the same oracle as :func:`recast`."""
-    node = shutil.which("node")
-    if node is None or not (ORACLE / "node_modules").is_dir():
-        pytest.skip("the Recast oracle is not installed")
-    lo = level.vertices.min(axis=0).astype(np.float32)
-    hi = level.vertices.max(axis=0).astype(np.float32)
+    Recast's tiled sample builds it."""
+    lo, hi = level.bounds
     cs = np.float32(settings.cell_size)
     bmin = lo + np.float32([corner[0] * tile * cs, 0, corner[1] * tile * cs])
     bmax = bmin + np.float32([tile * cs, 0, tile * cs])
     bmin[1], bmax[1] = lo[1], hi[1]
-    s = oracle_settings(settings) | {"border_size": border, "tile_size": tile,
-                                     "bmin": bmin.tolist(), "bmax": bmax.tolist()}
-    data = {"vertices": level.vertices.tolist(), "triangles": level.triangles.tolist(),
-            "settings": s}
-    with tempfile.TemporaryDirectory() as tmp:
-        src, out = Path(tmp) / "in.json", Path(tmp) / "out.json"
-        src.write_text(json.dumps(data))
-        subprocess.run([node, str(ORACLE / "stages.mjs"), str(src), str(out)], check=True,
-                       capture_output=True, timeout=600)
-        result: dict = json.loads(out.read_text())
-    return result
+    return recast(level, settings, border_size=border, tile_size=tile, bmin=bmin.tolist(),
+                  bmax=bmax.tolist())
 
 
 # Tiles of Recast's test level (size in cells, partition, which tile); some have border

@@ -33,9 +33,7 @@ LEVELS = {
     "building": generate.building,
     "terrain": lambda: generate.terrain(size=48, seed=3),
     "nav_test": nav_test,
-    "stray vertices": lambda: Level(np.concatenate([generate.stairs().vertices,
-                                                    [[-2.3, 0.7, -1.9], [13.1, -0.4, 9.7]]]),
-                                    generate.stairs().triangles),
+    "stray vertices": lambda: with_stray_vertices(generate.stairs()),
 }
 SETTINGS = {
     "defaults": BuildSettings(),
@@ -44,6 +42,12 @@ SETTINGS = {
                                         filter_ledge_spans=False,
                                         filter_low_hanging_obstacles=False),
 }
+
+
+def with_stray_vertices(level: Level) -> Level:
+    """``level`` with two vertices no triangle names, beyond its box in x and z."""
+    stray = [[-2.3, 0.7, -1.9], [13.1, -0.4, 9.7]]
+    return Level(np.concatenate([level.vertices, stray]), level.triangles)
 
 
 def _compare(level: Level, settings: BuildSettings) -> None:
@@ -119,7 +123,10 @@ def random_case(seed: int) -> tuple[Level, BuildSettings]:
     """A generated level with random shapes and random build settings (every partition and
     filter; sample distances of at least 0.9 cells, as Recast fails without samples)."""
     rng = np.random.default_rng(seed)
-    u = lambda lo, hi: float(rng.uniform(lo, hi))  # noqa: E731
+
+    def u(lo: float, hi: float) -> float:
+        return float(rng.uniform(lo, hi))
+
     level = [
         lambda: generate.terrain(size=int(rng.integers(8, 40)), cell=u(0.3, 2),
                                  height=u(0, 12), seed=int(rng.integers(1000))),
