@@ -2,9 +2,9 @@
 reduced visibility graph of :mod:`wayfinding.navmesh.exact`, built from the area alone): a
 level with two free-standing walls (where a search over polygons with one point per polygon
 went round the wrong end of a wall, up to 2.8 times the shortest; now within 1%), random
-worlds (every path
-at most 5% longer than the shortest, most of them equal to it), and every path legal (inside
-the walkable area, its length the length of its polyline)."""
+worlds of boxes and of thin walls (every path at most 5% longer than the shortest, most of
+them equal to it), and every path legal (inside the walkable area, its length the length of
+its polyline)."""
 
 import numpy as np
 import pytest
@@ -31,6 +31,20 @@ def random_world(seed, n_holes):
         else:
             holes.append(shapely.affinity.rotate(box(x, y, x + w, y + h), rng.random() * 180))
     area = box(0, 0, 100, 100).difference(shapely.union_all(holes))
+    return max(shapely.get_parts(area), key=lambda g: g.area)
+
+
+def thin_walls(seed):
+    """A 100 x 100 square minus 3 to 59 thin straight walls (0.2-1.8 thick, 5-35 long, flat
+    ends) at random angles, overlapping; its largest connected part."""
+    rng = np.random.default_rng(seed)
+    walls = []
+    for _ in range(rng.integers(3, 60)):
+        x, y = rng.random(2) * 100
+        angle, length = rng.random() * np.pi, rng.random() * 30 + 5
+        end = (x + length * np.cos(angle), y + length * np.sin(angle))
+        walls.append(LineString([(x, y), end]).buffer(rng.random() * 0.8 + 0.1, cap_style=2))
+    area = box(0, 0, 100, 100).difference(shapely.union_all(walls))
     return max(shapely.get_parts(area), key=lambda g: g.area)
 
 
@@ -98,6 +112,27 @@ def test_a_corridor_of_many_portals_is_not_lost_to_a_longer_one_of_few():
     assert r.cost == pytest.approx(VisibilityMap(area).find_path(start, goal).cost, rel=1e-9)
 
 
+@pytest.mark.parametrize("seed, start, goal", [(449, (53.183, 99.801), (7.995, 2.047)),
+                                              (1031, (1.292, 86.353), (32.229, 66.92))])
+def test_a_way_round_a_wall_s_end_goes_on_from_that_corner(seed, start, goal):
+    """Past a bend the estimate runs on from the corner it bent round.  Run on from the
+    point where the way crossed the next portal (a zigzag at every bend), it rated the
+    shortest ways here, which bend round several walls' ends, 5.2% and 5.5% longer than
+    the corridors taken."""
+    area = thin_walls(seed)
+    r = NavMesh.build(area).find_path(start, goal)
+    assert r.cost == pytest.approx(VisibilityMap(area).find_path(start, goal).cost, rel=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(1, 7))
+def test_thin_wall_worlds_are_within_five_percent_of_the_shortest(seed):
+    area = thin_walls(seed)
+    pts = points_in(area, np.random.default_rng(seed + 200), 80)
+    got = excess(area, zip(pts[:40], pts[40:]))
+    assert got.max() <= 0.05
+    assert np.mean(got < 1e-9) >= 0.9
+
+
 @pytest.mark.slow
 def test_many_random_worlds_are_within_five_percent_of_the_shortest():
     worst = 0.0
@@ -106,6 +141,18 @@ def test_many_random_worlds_are_within_five_percent_of_the_shortest():
         pts = points_in(area, np.random.default_rng(99), 120)
         worst = max(worst, excess(area, zip(pts[:60], pts[60:])).max())
     assert worst <= 0.05
+
+
+@pytest.mark.xfail(strict=True, reason="known gap: a node keeps one way into its portal, and "
+                   "a longer way round a wall's other end reaches it first")
+def test_a_portal_reached_first_by_the_longer_way_still_misses():
+    """From beside a wall, the ways round its two ends meet at one portal; the longer one,
+    rated lower there by the straight-line estimate, reaches it first and shuts the shorter
+    out (5.8% longer than the shortest, one query of 5,000 on 100 such worlds)."""
+    area = thin_walls(31)
+    start, goal = (10.748, 47.656), (77.283, 82.181)
+    r = NavMesh.build(area).find_path(start, goal)
+    assert r.cost <= 1.05 * VisibilityMap(area).find_path(start, goal).cost
 
 
 def test_a_uniform_area_cost_keeps_the_shortest_routes():

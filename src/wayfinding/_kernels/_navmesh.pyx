@@ -275,13 +275,17 @@ cdef class MeshQuery:
     ``P * W + 1 + l``) or as the start (node ``P * W``); each node keeps the point where it
     enters (see ``portal_point``), so two ways into one polygon are kept apart.  With
     ``both_ways`` (every usable polygon costs the same) a node's cost is that of a taut
-    way: each node keeps an anchor (the start, or a node's own point), its cost and a
-    wedge (the portal ends that bound the view from the anchor through the portals
+    way: each node keeps an anchor (the start, a corner or a node's own point), its cost
+    and a wedge (the portal ends that bound the view from the anchor through the portals
     since): the next portal's point is chosen from the anchor and reached straight from it
-    when inside the wedge; else the way goes round the wedge's end and that node's own
-    point becomes the next anchor, as it does after a link or without ``both_ways`` (a
-    zigzag through portal points overrates a corridor of many portals and loses it to a
-    longer one of few).  With ``both_ways``, a route that is not a straight line is
+    when inside the wedge; else the way goes round the wedge's end, which becomes the next
+    anchor with the portal's ends as its wedge (a side that ends at the corner itself is
+    open until the next portal bounds it).  A node's own point becomes the next anchor
+    after a link or without ``both_ways``.  (A zigzag through portal points overrates a
+    corridor of many portals and loses it to a longer one of few; one at each bend, the
+    anchor moved to the point past the corner, lost ways round several walls' ends.)  Each
+    node keeps one way, so a longer way that reaches a portal first can still shut out
+    the shorter one behind it.  With ``both_ways``, a route that is not a straight line is
     searched for again from the goal to the start and the corridor of the shorter straight
     path is kept: the estimate (through points chosen toward the search's goal) ranks
     corridors of nearly equal length either way, and the two searches seldom err on the
@@ -626,27 +630,32 @@ cdef class MeshQuery:
                     nl = b
                     nr = a
                     if at.left >= 0:
-                        # Outside the anchor's wedge the way bends round the wedge's end.
+                        # Outside the anchor's wedge the way bends round the wedge's end, the
+                        # next anchor.  A wedge side of length 0 (the anchor is that portal
+                        # end) bounds nothing and is replaced by the next portal's end.
+                        v = -1
                         if cross(rx, ry, nx - ox, ny - oy) < 0.0:
                             vx = rx
                             vy = ry
-                            nl = -1
+                            v = at.right
                         elif cross(lx, ly, nx - ox, ny - oy) > 0.0:
                             vx = lx
                             vy = ly
-                            nl = -1
-                        if nl < 0:
+                            v = at.left
+                        if v >= 0:
                             og += self.cost[p] * sqrt(vx * vx + vy * vy)
                             ox += vx
                             oy += vy
                             portal_point(pax, pay, pbx, pby, ox, oy, gx, gy, &nx, &ny)
                         else:
-                            if cross(lx, ly, pbx - ox, pby - oy) >= 0.0:
+                            if cross(lx, ly, pbx - ox, pby - oy) >= 0.0 \
+                                    and (lx != 0.0 or ly != 0.0):
                                 nl = at.left
-                            if cross(rx, ry, pax - ox, pay - oy) <= 0.0:
+                            if cross(rx, ry, pax - ox, pay - oy) <= 0.0 \
+                                    and (rx != 0.0 or ry != 0.0):
                                 nr = at.right
                     ng = og + self.cost[p] * sqrt((nx - ox) * (nx - ox) + (ny - oy) * (ny - oy))
-                    if nl < 0 or not self.both_ways:    # after a bend, or costs differ
+                    if not self.both_ways:    # costs differ: on from the node's own point
                         ox = nx
                         oy = ny
                         og = ng
