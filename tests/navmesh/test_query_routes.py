@@ -116,9 +116,9 @@ def test_a_corridor_of_many_portals_is_not_lost_to_a_longer_one_of_few():
                                               (1031, (1.292, 86.353), (32.229, 66.92))])
 def test_a_way_round_a_wall_s_end_goes_on_from_that_corner(seed, start, goal):
     """Past a bend the estimate runs on from the corner it bent round.  Run on from the
-    point where the way crossed the next portal (a zigzag at every bend), it rated the
-    shortest ways here, which bend round several walls' ends, 5.2% and 5.5% longer than
-    the corridors taken."""
+    point where the way crossed the next portal (a zigzag at every bend), it lost the
+    shortest ways here, which bend round several walls' ends, and took corridors 5.2% and
+    5.5% longer."""
     area = thin_walls(seed)
     r = NavMesh.build(area).find_path(start, goal)
     assert r.cost == pytest.approx(VisibilityMap(area).find_path(start, goal).cost, rel=1e-9)
