@@ -283,13 +283,16 @@ cdef class MeshQuery:
     open until the next portal bounds it).  A node's own point becomes the next anchor
     after a link or without ``both_ways``.  (A zigzag through portal points overrates a
     corridor of many portals and loses it to a longer one of few; one at each bend, the
-    anchor moved to the point past the corner, lost ways round several walls' ends.)  Each
-    node keeps one way, so a longer way that reaches a portal first can still shut out
-    the shorter one behind it.  With ``both_ways``, a route that is not a straight line is
-    searched for again from the goal to the start and the corridor of the shorter straight
-    path is kept: the estimate (through points chosen toward the search's goal) ranks
-    corridors of nearly equal length either way, and the two searches seldom err on the
-    same query.  A shortest path bends only at corners of the usable region: where the
+    anchor moved to the point past the corner, lost ways round several walls' ends.)  With
+    ``both_ways`` a portal node has two slots (node t and t + nodes, see :meth:`keep`):
+    the way of lowest estimate, and one of higher estimate from another anchor that is
+    cheaper at an end of the portal, so that a longer way which reaches a portal first
+    (round a wall's far end, rated lower there by the straight-line estimate) does not
+    shut out the shorter one behind it.  With ``both_ways``, a route that is not a
+    straight line is searched for again from the goal to the start and the corridor of
+    the shorter straight path is kept: the estimate (through points chosen toward the
+    search's goal) ranks corridors of nearly equal length either way, and the two
+    searches seldom err on the same query.  A shortest path bends only at corners of the usable region: where the
     kept path bends at a vertex inside it (a vertex no wall ends at, as meshes cut from
     grids or grown by wavefronts have), its corridor is not the shortest, and the query is
     answered by the exact search the filter gives (see :meth:`use_filter`)."""
@@ -356,7 +359,7 @@ cdef class MeshQuery:
         self.width = polys.shape[1]
         self.start_node = self.n * self.width
         self.nodes = self.start_node + 1 + link_to.shape[0]
-        cap = self.nodes + 1
+        cap = 2 * self.nodes + 1        # two slots per portal node (see ``keep``)
         self.g = <double*> malloc(cap * sizeof(double))
         self.key = <double*> malloc(cap * sizeof(double))
         self.point = <Point*> malloc(cap * sizeof(Point))
@@ -379,7 +382,7 @@ cdef class MeshQuery:
         self.right = <double*> malloc((2 * cap + 4) * sizeof(double))
         self.bend = <double*> malloc((2 * cap + 4) * sizeof(double))
         self.index = <int32_t*> malloc((cap + 2) * sizeof(int32_t))
-        self.ways = <Way*> malloc(cap * sizeof(Way))           # per edge slot p * W + e
+        self.ways = <Way*> malloc((self.nodes + 1) * sizeof(Way))   # per edge p * W + e
         if heap_init(&self.heap, 64) != 0 or self.g == NULL or self.key == NULL \
                 or self.parent == NULL \
                 or self.point == NULL \
@@ -473,6 +476,8 @@ cdef class MeshQuery:
 
     cdef inline int poly_of(self, int s) noexcept nogil:
         """The polygon node s enters."""
+        if s >= self.nodes:
+            s -= self.nodes
         if s < self.start_node:
             return (&self.neigh[0, 0])[s]          # neigh[s // width, s % width]
         if s == self.start_node:
@@ -486,7 +491,7 @@ cdef class MeshQuery:
         cdef int32_t tmp
         while t >= 0:
             self.corr[m] = self.poly_of(t)
-            self.cvia[m] = t - self.start_node - 1 if t > self.start_node else -1
+            self.cvia[m] = t - self.start_node - 1 if self.start_node < t < self.nodes else -1
             m += 1
             t = self.parent[t]
         for i in range(m // 2):
@@ -549,13 +554,66 @@ cdef class MeshQuery:
         length[0] = total
         return k
 
+    cdef inline double end_cost(self, double ox, double oy, double og, int32_t bound,
+                                int32_t end, double c) noexcept nogil:
+        """The cost of a taut way from an anchor at (ox, oy), of cost og there, to the
+        portal end ``end``, round its wedge's side ``bound`` where that is another vertex."""
+        cdef double ex = self.verts[end, 0], ey = self.verts[end, 1], bx, by
+        if bound < 0 or bound == end:
+            return og + c * sqrt((ex - ox) * (ex - ox) + (ey - oy) * (ey - oy))
+        bx = self.verts[bound, 0]
+        by = self.verts[bound, 1]
+        return og + c * (sqrt((bx - ox) * (bx - ox) + (by - oy) * (by - oy))
+                         + sqrt((ex - bx) * (ex - bx) + (ey - by) * (ey - by)))
+
+    cdef int keep(self, int t, double f, double ox, double oy, double og, int32_t nl,
+                  int32_t nr, double c) noexcept nogil:
+        """Where a new way (estimate f, anchor and wedge as in ``Point``) into portal node
+        t goes: to slot t while that is open and the way's estimate is lower, else to slot
+        t + nodes while that is open and of higher estimate.  Only a way from another
+        anchor than the one in t goes to t + nodes, and only where it costs less at one of
+        the portal's ends (a way of higher estimate there may be the shorter way on, round
+        the other end of a wall); the way a new one displaces from t moves there on the
+        same terms.  Returns the slot, -1 for none, -2 when out of memory."""
+        cdef int u = t + self.nodes
+        cdef int32_t a = self.ways[t].a, b = self.ways[t].b
+        cdef Point* k = &self.point[t]
+        cdef double wa, wb, ka, kb
+        self.touch(u)
+        if not self.closed[t] and f < self.key[t]:
+            if self.key[t] < self.key[u] and not self.closed[u] \
+                    and (k.x != ox or k.y != oy):
+                wa = self.end_cost(ox, oy, og, nr, a, c)
+                wb = self.end_cost(ox, oy, og, nl, b, c)
+                ka = self.end_cost(k.x, k.y, k.g, k.right, a, c)
+                kb = self.end_cost(k.x, k.y, k.g, k.left, b, c)
+                if ka < wa or kb < wb:
+                    self.g[u] = self.g[t]
+                    self.key[u] = self.key[t]
+                    self.point[u] = self.point[t]
+                    self.parent[u] = self.parent[t]
+                    if self.pos[u] >= 0:
+                        heap_decrease(&self.heap, self.pos, u, self.key[u], self.g[u])
+                    elif heap_push(&self.heap, self.pos, self.key[u], self.g[u], u) != 0:
+                        return -2
+            return t
+        if not self.closed[u] and f < self.key[u] and (k.x != ox or k.y != oy):
+            wa = self.end_cost(ox, oy, og, nr, a, c)
+            wb = self.end_cost(ox, oy, og, nl, b, c)
+            ka = self.end_cost(k.x, k.y, k.g, k.right, a, c)
+            kb = self.end_cost(k.x, k.y, k.g, k.left, b, c)
+            if wa < ka or wb < kb:
+                return u
+        return -1
+
     cdef int search(self, int start, double sx, double sy, int goal, double gx, double gy,
                     double h_scale, int* expanded, int* generated) noexcept nogil:
         """A* from polygon ``start`` (at sx, sy) to ``goal`` (at gx, gy) over the polygons
         the filter set last allows: moving inside polygon p costs the distance times cost[p];
         crossing a usable (link_ok) off-mesh link l costs link_cost[l]; with ``both_ways``
         a way's cost runs from its anchor (see the class).  Of two ways into a node it
-        keeps the one of smaller estimate.
+        keeps the one of smaller estimate (into a portal node with ``both_ways``: see
+        :meth:`keep`).
         Returns the goal's node, -1 when the goal is not reached, -2 when out of memory."""
         cdef int s, p, q, prev, k, n, e, t
         cdef int32_t a, b, nl, nr, v
@@ -566,7 +624,7 @@ cdef class MeshQuery:
         cdef HeapItem it
         self.label += 1
         if self.label == 0:
-            for k in range(self.nodes + 1):
+            for k in range(2 * self.nodes + 1):
                 self.stamp[k] = 0
             self.label = 1
         self.heap.size = 0
@@ -604,9 +662,8 @@ cdef class MeshQuery:
                 ly = self.verts[at.left, 1] - at.y
                 rx = self.verts[at.right, 0] - at.x
                 ry = self.verts[at.right, 1] - at.y
-            prev = -1
-            if s < self.start_node:
-                prev = s // self.width
+            prev = s - self.nodes if s >= self.nodes else s
+            prev = prev // self.width if prev < self.start_node else -1
             n = self.sizes[p]
             for e in range(n + self.link_ptr[p + 1] - self.link_ptr[p]):
                 if e < n:
@@ -616,7 +673,11 @@ cdef class MeshQuery:
                         continue
                     self.touch(t)
                     if self.closed[t]:
-                        continue
+                        if not self.both_ways:
+                            continue
+                        self.touch(t + self.nodes)
+                        if self.closed[t + self.nodes]:
+                            continue
                     a = self.ways[t].a              # the portal's right end
                     b = self.ways[t].b              # its left end
                     pax = self.verts[a, 0]
@@ -709,7 +770,13 @@ cdef class MeshQuery:
                 # the search from the goal instead lost more corridors on random worlds:
                 # a way that costs a little less but enters far from the goal's side cuts
                 # off the better one.)
-                if ng + h >= self.key[t]:
+                if self.both_ways and t < self.start_node:
+                    t = self.keep(t, ng + h, ox, oy, og, nl, nr, self.cost[p])
+                    if t == -2:
+                        return -2
+                    if t < 0:
+                        continue
+                elif ng + h >= self.key[t]:
                     continue
                 self.g[t] = ng
                 self.key[t] = ng + h
@@ -734,7 +801,7 @@ cdef class MeshQuery:
         id) and the nearest point on it."""
         cdef int s, p, best = -1
         cdef double d, bestd = INFINITY, cx = 0.0, cy = 0.0
-        for s in range(self.nodes):
+        for s in range(2 * self.nodes):
             if self.stamp[s] != self.label or not self.closed[s]:
                 continue
             p = self.poly_of(s)
