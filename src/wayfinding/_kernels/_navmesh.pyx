@@ -292,10 +292,11 @@ cdef class MeshQuery:
     straight line is searched for again from the goal to the start and the corridor of
     the shorter straight path is kept: the estimate (through points chosen toward the
     search's goal) ranks corridors of nearly equal length either way, and the two
-    searches seldom err on the same query.  A shortest path bends only at corners of the usable region: where the
-    kept path bends at a vertex inside it (a vertex no wall ends at, as meshes cut from
-    grids or grown by wavefronts have), its corridor is not the shortest, and the query is
-    answered by the exact search the filter gives (see :meth:`use_filter`)."""
+    searches seldom err on the same query.  A shortest path bends only at corners of the
+    usable region: where the kept path bends at a vertex inside it (a vertex no wall ends
+    at, as meshes cut from grids or grown by wavefronts have), its corridor is not the
+    shortest, and the query is answered by the exact search the filter gives (see
+    :meth:`use_filter`)."""
     cdef const double[:, ::1] verts
     cdef const int32_t[:, ::1] polys
     cdef const int32_t[::1] sizes
