@@ -567,6 +567,16 @@ cdef class MeshQuery:
         return og + c * (sqrt((bx - ox) * (bx - ox) + (by - oy) * (by - oy))
                          + sqrt((ex - bx) * (ex - bx) + (ey - by) * (ey - by)))
 
+    cdef inline bint cheaper_at_an_end(self, int t, double ox, double oy, double og,
+                                       int32_t nl, int32_t nr, double qx, double qy,
+                                       double qg, int32_t ql, int32_t qr,
+                                       double c) noexcept nogil:
+        """Whether the way from the anchor (ox, oy) (cost og, wedge nl, nr) reaches an end
+        of node t's portal at less cost than the way from (qx, qy) (cost qg, wedge ql, qr)."""
+        cdef int32_t a = self.ways[t].a, b = self.ways[t].b
+        return self.end_cost(ox, oy, og, nr, a, c) < self.end_cost(qx, qy, qg, qr, a, c) \
+            or self.end_cost(ox, oy, og, nl, b, c) < self.end_cost(qx, qy, qg, ql, b, c)
+
     cdef int keep(self, int t, double f, double ox, double oy, double og, int32_t nl,
                   int32_t nr, double c) noexcept nogil:
         """Where a new way (estimate f, anchor and wedge as in ``Point``) into portal node
@@ -577,34 +587,26 @@ cdef class MeshQuery:
         the other end of a wall); the way a new one displaces from t moves there on the
         same terms.  Returns the slot, -1 for none, -2 when out of memory."""
         cdef int u = t + self.nodes
-        cdef int32_t a = self.ways[t].a, b = self.ways[t].b
         cdef Point* k = &self.point[t]
-        cdef double wa, wb, ka, kb
+        cdef bint other = k.x != ox or k.y != oy
         self.touch(u)
         if not self.closed[t] and f < self.key[t]:
-            if self.key[t] < self.key[u] and not self.closed[u] \
-                    and (k.x != ox or k.y != oy):
-                wa = self.end_cost(ox, oy, og, nr, a, c)
-                wb = self.end_cost(ox, oy, og, nl, b, c)
-                ka = self.end_cost(k.x, k.y, k.g, k.right, a, c)
-                kb = self.end_cost(k.x, k.y, k.g, k.left, b, c)
-                if ka < wa or kb < wb:
-                    self.g[u] = self.g[t]
-                    self.key[u] = self.key[t]
-                    self.point[u] = self.point[t]
-                    self.parent[u] = self.parent[t]
-                    if self.pos[u] >= 0:
-                        heap_decrease(&self.heap, self.pos, u, self.key[u], self.g[u])
-                    elif heap_push(&self.heap, self.pos, self.key[u], self.g[u], u) != 0:
-                        return -2
+            if other and self.key[t] < self.key[u] and not self.closed[u] \
+                    and self.cheaper_at_an_end(t, k.x, k.y, k.g, k.left, k.right,
+                                               ox, oy, og, nl, nr, c):
+                self.g[u] = self.g[t]
+                self.key[u] = self.key[t]
+                self.point[u] = self.point[t]
+                self.parent[u] = self.parent[t]
+                if self.pos[u] >= 0:
+                    heap_decrease(&self.heap, self.pos, u, self.key[u], self.g[u])
+                elif heap_push(&self.heap, self.pos, self.key[u], self.g[u], u) != 0:
+                    return -2
             return t
-        if not self.closed[u] and f < self.key[u] and (k.x != ox or k.y != oy):
-            wa = self.end_cost(ox, oy, og, nr, a, c)
-            wb = self.end_cost(ox, oy, og, nl, b, c)
-            ka = self.end_cost(k.x, k.y, k.g, k.right, a, c)
-            kb = self.end_cost(k.x, k.y, k.g, k.left, b, c)
-            if wa < ka or wb < kb:
-                return u
+        if other and not self.closed[u] and f < self.key[u] \
+                and self.cheaper_at_an_end(t, ox, oy, og, nl, nr, k.x, k.y, k.g, k.left,
+                                           k.right, c):
+            return u
         return -1
 
     cdef int search(self, int start, double sx, double sy, int goal, double gx, double gy,
