@@ -8,8 +8,10 @@ Run from the repository root::
 
 Worlds (the generators of ``benchmarks/navmesh.py``): ``two walls`` (a 20 × 10 room with
 two free-standing walls), ``boxes 16`` and ``boxes 45`` (a 100 × 100 square minus random
-boxes and triangles), ``rects80``, ``random300`` and ``dao/arena2`` (the passable cells of
-the Moving AI map as polygons).  Each is meshed once (constrained Delaunay, merged into
+boxes and triangles), ``rects80``, ``random300``, ``maze 129`` (the passable cells of
+``grid.generate.maze(129, 129, seed=4)``: corridors one cell wide, a bend at nearly every
+turn) and ``dao/arena2`` (the passable cells of the Moving AI map as polygons).  Each is
+meshed once (constrained Delaunay, merged into
 convex polygons); queries are random pairs of points of the world, the same for every
 method.  Methods: ``NavMeshQuery.find_path`` (the default), ``PolyanyaSearch.find_path``
 (exact) and ``VisibilityMap.find_path`` (the reference length).  Excess: a method's length
@@ -36,6 +38,15 @@ from _report import find_data_dir, fmt_us, fmt_x, publish, run_header, table
 from navmesh import arena2, boxes, random300, rects80, sample_points, two_walls
 
 SECTION = "## Navigation-mesh route quality"
+
+
+def maze_area(side: int) -> Any:
+    """The passable cells of a generated perfect maze (corridors one cell wide)."""
+    from wayfinding.grid.generate import maze
+    from wayfinding.navmesh import walkable_area
+
+    return walkable_area(maze(side, side, seed=4))
+
 
 #: Relative tolerance of "exact".
 EXACT = 1e-9
@@ -111,7 +122,8 @@ def main(argv: list[str] | None = None) -> int:
               ("boxes 16", boxes(np.random.default_rng(args.seed + 16), 16)),
               ("boxes 45", boxes(np.random.default_rng(args.seed + 45), 45)),
               ("rects80", rects80(np.random.default_rng(args.seed))),
-              ("random300", random300(np.random.default_rng(args.seed)))]
+              ("random300", random300(np.random.default_rng(args.seed))),
+              ("maze 129", maze_area(129))]
     if not args.quick:
         worlds.append(("dao/arena2", arena2(data)))
     results = [run_world(name, area, n, args.passes, args.seed + 1) for name, area in worlds]

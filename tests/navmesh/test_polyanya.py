@@ -23,7 +23,8 @@ from test_query import (
 )
 
 from wayfinding.errors import InvalidQueryError
-from wayfinding.navmesh import NavMesh, NavMeshQuery, QueryFilter
+from wayfinding.grid.generate import maze
+from wayfinding.navmesh import NavMesh, NavMeshQuery, QueryFilter, walkable_area
 from wayfinding.navmesh.exact import VisibilityMap
 from wayfinding.navmesh.polyanya import PolyanyaSearch
 from wayfinding.results import Status
@@ -185,6 +186,21 @@ def test_collinear_corners():
                      ((5, 6), (13, 6)), ((1, 5), (19, 5.5))]:
             assert search.find_path(s, g).cost == pytest.approx(
                 visibility_dijkstra(area, s, g), rel=REL)
+
+
+def test_a_maze_is_searched_once_through():
+    """A maze's shortest paths bend at nearly every turn, and one node (root, polygon, edge,
+    interval) was made again and again at one g (root-level pruning keeps ties): expanded
+    each time, the copies doubled bend after bend until memory ran out.  Exact, and about
+    one node expanded a polygon."""
+    area = walkable_area(maze(65, 65, seed=4))
+    mesh = NavMesh.build(area)
+    search, exact = PolyanyaSearch(mesh), VisibilityMap(area)
+    pts = sample_points(area, np.random.default_rng(4), 40)
+    for s, g in zip(pts[::2], pts[1::2]):
+        r = search.find_path(s, g)
+        assert r.cost == pytest.approx(exact.find_path(s, g).cost, rel=REL)
+        assert r.stats.expanded <= 2 * len(mesh.polygons)
 
 
 def test_goal_unreachable_and_partial():

@@ -9,13 +9,16 @@
 # the length of the shortest way from the root through the interval to the goal (the goal
 # mirrored over the interval's line when on the root's side); it is admissible and
 # consistent, so the first goal node off the heap is a shortest path.  Vertex roots keep
-# their best g (root-level pruning).  Orientation signs are exact; where the root's rays
-# cross edges is computed in floating point and snapped to the edge's ends within 1e-10 of
-# the edge's length, so rays through vertices meet them exactly.
+# their best g (root-level pruning), and a node the same as one expanded already (root,
+# polygon, edge and interval), at no lower g, is not expanded again.  Orientation signs are
+# exact; where the root's rays cross edges is computed in floating point and snapped to the
+# edge's ends within 1e-10 of the edge's length, so rays through vertices meet them
+# exactly.
 cimport numpy as cnp
 from libc.math cimport INFINITY, sqrt
-from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t
-from libc.stdlib cimport free, malloc, realloc
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.stdlib cimport calloc, free, malloc, realloc
+from libc.string cimport memcpy
 
 import numpy as np
 
@@ -107,6 +110,9 @@ cdef class PolyanyaKernel:
     cdef int32_t* whole_root
     cdef double* whole_g
     cdef uint32_t* whole_stamp
+    cdef int32_t* seen            # expanded nodes by their place (open addressing)
+    cdef uint32_t* seen_stamp
+    cdef Py_ssize_t seen_cap, n_seen
     cdef uint32_t label
     cdef Py_ssize_t n_nodes, cap, n_heap, heap_cap
     cdef int expanded, generated, failed, goal_poly, start_poly
@@ -143,8 +149,12 @@ cdef class PolyanyaKernel:
         self.whole_root = <int32_t*> malloc(polys.shape[0] * sizeof(int32_t))
         self.whole_g = <double*> malloc(polys.shape[0] * sizeof(double))
         self.whole_stamp = <uint32_t*> malloc(polys.shape[0] * sizeof(uint32_t))
+        self.seen_cap = 1024
+        self.seen = <int32_t*> malloc(self.seen_cap * sizeof(int32_t))
+        self.seen_stamp = <uint32_t*> calloc(self.seen_cap, sizeof(uint32_t))
         if not (self.nodes and self.heap and self.root_g and self.root_stamp
-                and self.whole_root and self.whole_g and self.whole_stamp):
+                and self.whole_root and self.whole_g and self.whole_stamp and self.seen
+                and self.seen_stamp):
             raise MemoryError("no memory for the Polyanya search's scratch")
         for p in range(v + 1):
             self.root_stamp[p] = 0
@@ -160,6 +170,8 @@ cdef class PolyanyaKernel:
         free(self.whole_root)
         free(self.whole_g)
         free(self.whole_stamp)
+        free(self.seen)
+        free(self.seen_stamp)
 
     # -------------------------------------------------------------------- heap
     cdef inline bint before(self, int32_t i, int32_t j) noexcept nogil:
@@ -208,6 +220,74 @@ cdef class PolyanyaKernel:
             c = child
         self.heap[c] = last
         return top
+
+    # --------------------------------------------------------- expanded nodes
+    cdef inline bint same_place(self, int32_t i, int32_t j) noexcept nogil:
+        """Nodes i and j have one root, polygon, entry edge and interval."""
+        cdef Node* a = &self.nodes[i]
+        cdef Node* b = &self.nodes[j]
+        return (a.root == b.root and a.poly == b.poly and a.edge == b.edge
+                and a.ax == b.ax and a.ay == b.ay and a.bx == b.bx and a.by == b.by)
+
+    cdef Py_ssize_t slot_of(self, int32_t i) noexcept nogil:
+        """The slot of node i's place in the table of expanded nodes: the slot of an
+        expanded node at the same place, or the empty slot where it would go."""
+        cdef Node* nd = &self.nodes[i]
+        cdef uint64_t h = <uint32_t> nd.root, bits
+        cdef double part[4]
+        cdef int k
+        cdef Py_ssize_t mask = self.seen_cap - 1, at
+        part[0] = nd.ax + 0.0       # (+ 0.0: -0.0 and 0.0 hash alike)
+        part[1] = nd.ay + 0.0
+        part[2] = nd.bx + 0.0
+        part[3] = nd.by + 0.0
+        h = ((h * 0x9E3779B97F4A7C15ULL) ^ ((<uint64_t> <uint32_t> nd.poly) << 20)
+             ^ <uint64_t> nd.edge)
+        for k in range(4):
+            memcpy(&bits, &part[k], 8)
+            h = (h ^ bits) * 0xFF51AFD7ED558CCDULL
+            h ^= h >> 29
+        at = <Py_ssize_t> (h & <uint64_t> mask)
+        while self.seen_stamp[at] == self.label and not self.same_place(self.seen[at], i):
+            at = (at + 1) & mask
+        return at
+
+    cdef bint expanded_before(self, int32_t i) noexcept nogil:
+        """Whether a node at node i's place (root, polygon, edge, interval) was expanded
+        at a g no higher (within the slack); if not, i takes its place.  (Ties of g at a
+        vertex root are kept by root-level pruning, and each would expand the same nodes
+        again: on a maze their number doubles with every bend.)"""
+        cdef Py_ssize_t at, k, cap
+        cdef int32_t* old
+        cdef uint32_t* old_stamp
+        cdef Node* nd = &self.nodes[i]
+        if 2 * (self.n_seen + 1) > self.seen_cap:
+            old, old_stamp, cap = self.seen, self.seen_stamp, self.seen_cap
+            self.seen = <int32_t*> malloc(2 * cap * sizeof(int32_t))
+            self.seen_stamp = <uint32_t*> calloc(2 * cap, sizeof(uint32_t))
+            if self.seen == NULL or self.seen_stamp == NULL:
+                free(self.seen)
+                free(self.seen_stamp)
+                self.seen, self.seen_stamp = old, old_stamp
+                self.failed = 1
+                return True
+            self.seen_cap = 2 * cap
+            for k in range(cap):
+                if old_stamp[k] == self.label:
+                    at = self.slot_of(old[k])
+                    self.seen[at] = old[k]
+                    self.seen_stamp[at] = self.label
+            free(old)
+            free(old_stamp)
+        at = self.slot_of(i)
+        if self.seen_stamp[at] == self.label:
+            if nd.g >= self.nodes[self.seen[at]].g * (1.0 - SLACK) - SLACK:
+                return True
+        else:
+            self.seen_stamp[at] = self.label
+            self.n_seen += 1
+        self.seen[at] = i
+        return False
 
     # -------------------------------------------------------------------- nodes
     cdef bint root_ok(self, int32_t root, double g) noexcept nogil:
@@ -436,12 +516,15 @@ cdef class PolyanyaKernel:
         self.expanded = 0
         self.generated = 0
         self.failed = 0
+        self.n_seen = 0
         self.label += 1
         if self.label == 0:
             for ni in range(self.verts.shape[0] + 1):
                 self.root_stamp[ni] = 0
             for ni in range(self.sizes.shape[0]):
                 self.whole_stamp[ni] = 0
+            for ni in range(self.seen_cap):
+                self.seen_stamp[ni] = 0
             self.label = 1
         self.start_poly = start_poly
         self.whole(-1, start_poly, -1, sx, sy, -1, 0.0)
@@ -451,6 +534,8 @@ cdef class PolyanyaKernel:
             if nd.goal:
                 return ni
             if nd.root >= 0 and nd.g > self.root_g[nd.root] * (1.0 + SLACK) + SLACK:
+                continue
+            if self.expanded_before(ni):
                 continue
             self.expanded += 1
             self.expand(ni)
