@@ -401,11 +401,11 @@ cdef class MeshQuery:
             for e in range(self.width):
                 i = p * self.width + e
                 self.ways[i].to = -1
-                if e < sizes[p] and neigh[p, e] >= 0:
+                if e < self.sizes[p] and self.neigh[p, e] >= 0:
                     portal_run(self.polys, self.sizes, self.neigh, p, e, &self.ways[i].a,
                                &self.ways[i].b, &lo)
                     if lo == e:
-                        self.ways[i].to = neigh[p, e]
+                        self.ways[i].to = self.neigh[p, e]
 
     def __dealloc__(self):
         free(self.g)
