@@ -374,12 +374,16 @@ cdef void march(Cell* cs, Queue* q, const Model* m, Shared* prog,
     axis's entry as two bits, its potential read back from the neighbour and its cost
     worked out again) gave the same field with a quarter of the cache misses and as many
     instructions, 1.0-1.15x as fast.  Whatever the layout, a cell costs 1.4-1.9x as much
-    time on grids of 128 rows or more as on a 64 x 64 one, at the same instructions: the
-    small grid's records (280 KB) stay in a core's 1 MB second-level cache from one update
-    to the next, and with that cache emptied between updates its march costs 1.2-1.45x as
-    much a cell, however much of the arrays is read back first.  Two more variants ran no
-    faster: a quadratic without the early returns for a missing entry (both sums, the root,
-    then a choice), and a push that reads a bucket's head only when its bit is set.
+    time on grids of 128 rows or more as on a 64 x 64 one, at the same instructions, when
+    one update is repeated: the small grid's records (280 KB) stay in a core's 1 MB
+    second-level cache from one update to the next, and the branch predictor learns its
+    whole update by heart.  With 16 MB touched between updates, or two crowds in turn, a
+    64 x 64 update costs 1.25x as much a cell; with a new crowd each time and other work
+    between, as much as on the large grids.  There the march pays for the branches whose
+    way depends on the field (a neighbour closed or not, reached or not, one entry or two):
+    about three a cell mispredicted in a simulated predictor.  Two more variants ran no
+    faster: a quadratic without the early returns for a missing entry (both sums, the
+    root, then a choice), and a push that reads a bucket's head only when its bit is set.
 
     A march without the ordered queue would not give the same field.  The quadratic's root
     can exceed its upwind entries by arbitrarily little (it nears max(Px, Py) as |Px - Py|
