@@ -90,7 +90,8 @@ cdef inline double snapped(double t) noexcept nogil:
 cdef class PolyanyaKernel:
     """Polyanya search on one mesh: views on its arrays, the edge each portal is on the
     other side (taken once), and the scratch of a search (nodes, heap, per-vertex best g
-    under generation stamps), kept between calls and grown on demand."""
+    and a table of the nodes expanded, under generation stamps), kept between calls and
+    grown on demand."""
     cdef const double[:, ::1] verts
     cdef const int32_t[:, ::1] polys
     cdef const int32_t[::1] sizes
