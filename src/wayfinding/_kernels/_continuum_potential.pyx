@@ -385,7 +385,7 @@ cdef void march(Cell* cs, Queue* q, const Model* m, Shared* prog,
     faster: a quadratic without the early returns for a missing entry (both sums, the
     root, then a choice; within 2%), the four neighbours' first test made without branches
     (a mask, then a loop over its bits, axis by axis; within 2% with a new crowd each
-    update), and a push that reads a bucket's head only when its bit is set (3-7% slower).
+    update), and a push that reads a bucket's head only when its bit is set (4-7% slower).
 
     A march without the ordered queue would not give the same field.  The quadratic's root
     can exceed its upwind entries by arbitrarily little (it nears max(Px, Py) as |Px - Py|
