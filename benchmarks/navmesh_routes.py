@@ -6,18 +6,18 @@ Run from the repository root::
     python benchmarks/navmesh_routes.py [--out BENCHMARKS.md] [--queries N] [--passes P]
                                         [--seed S] [--quick]
 
-Worlds (the generators of ``benchmarks/navmesh.py``): ``two walls`` (a 20 × 10 room with
-two free-standing walls), ``boxes 16`` and ``boxes 45`` (a 100 × 100 square minus random
-boxes and triangles), ``rects80``, ``random300``, ``maze 129`` (the passable cells of
+Worlds (the generators of ``benchmarks/navmesh.py``, and a maze): ``two walls`` (a 20 × 10
+room with two free-standing walls), ``boxes 16`` and ``boxes 45`` (a 100 × 100 square minus
+random boxes and triangles), ``rects80``, ``random300``, ``maze 129`` (the passable cells of
 ``grid.generate.maze(129, 129, seed=4)``: corridors one cell wide, a bend at nearly every
 turn) and ``dao/arena2`` (the passable cells of the Moving AI map as polygons).  Each is
-meshed once (constrained Delaunay, merged into
-convex polygons); queries are random pairs of points of the world, the same for every
-method.  Methods: ``NavMeshQuery.find_path`` (the default), ``PolyanyaSearch.find_path``
-(exact) and ``VisibilityMap.find_path`` (the reference length).  Excess: a method's length
-over the visibility map's, minus 1.  Times: each query is timed alone
-(``time.perf_counter``), the default and Polyanya interleaved per query over ``--passes``
-passes, keeping each query's minimum; the visibility map is timed in one pass.
+meshed once (constrained Delaunay, merged into convex polygons); queries are random pairs of
+points of the world, the same for every method.  Methods: ``NavMeshQuery.find_path`` (the
+default), ``PolyanyaSearch.find_path`` (exact) and ``VisibilityMap.find_path`` (the
+reference length).  Excess: a method's length over the visibility map's, minus 1.  Times: each
+query is timed alone (``time.perf_counter``), the default and Polyanya interleaved per query
+over ``--passes`` passes, keeping each query's minimum; the visibility map is timed in one
+pass.
 
 The mesh has no portal where two walls touch at a single point (a pinch, as where two
 blocked cells of a grid map meet at a corner), and neither mesh query passes there; the

@@ -475,10 +475,13 @@ cdef class MeshQuery:
             self.closed[s] = 0
             self.pos[s] = -1
 
+    cdef inline int first_slot(self, int s) noexcept nogil:
+        """The node whose second slot is s (see :meth:`keep`), or s itself."""
+        return s - self.nodes if s >= self.nodes else s
+
     cdef inline int poly_of(self, int s) noexcept nogil:
         """The polygon node s enters."""
-        if s >= self.nodes:
-            s -= self.nodes
+        s = self.first_slot(s)
         if s < self.start_node:
             return (&self.neigh[0, 0])[s]          # neigh[s // width, s % width]
         if s == self.start_node:
@@ -665,7 +668,7 @@ cdef class MeshQuery:
                 ly = self.verts[at.left, 1] - at.y
                 rx = self.verts[at.right, 0] - at.x
                 ry = self.verts[at.right, 1] - at.y
-            prev = s - self.nodes if s >= self.nodes else s
+            prev = self.first_slot(s)
             prev = prev // self.width if prev < self.start_node else -1
             n = self.sizes[p]
             for e in range(n + self.link_ptr[p + 1] - self.link_ptr[p]):
