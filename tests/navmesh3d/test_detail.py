@@ -102,14 +102,20 @@ def check_detail(polymesh: PolyMesh, regions: Regions, detail: DetailMesh,
         area = cross(a, b, c)
         poly = verts[:n].astype(np.float64)
         parea = cross(poly[0], poly[1:-1], poly[2:]).sum()
+        # Tolerances of float32 rounding: a vertex put on a side (v0 + (v1 - v0) u in
+        # float32) lies off it by up to about one spacing of the coordinates in x and in z,
+        # which moves the sum of the areas by at most the side's length times that.
+        sides = np.hypot(*(np.roll(poly, -1, axis=0) - poly)[:, [0, 2]].T)
+        ulp = 2 * float(np.spacing(np.abs(verts[:, [0, 2]]).max()))
         assert (np.sign(area) == np.sign(parea)).all(), p
-        assert area.sum() == pytest.approx(parea, rel=1e-4)
+        assert area.sum() == pytest.approx(parea, rel=1e-4, abs=sides.sum() * ulp)
         # and lie inside it
         for k in range(n):
             e0, e1 = poly[k], poly[(k + 1) % n]
             assert (cross(e0, e1, verts.astype(np.float64)) * np.sign(parea)
-                    >= -1e-4 * np.hypot(*(e1 - e0)[[0, 2]])).all(), p
-        # a side is flagged where it lies on the polygon's outline
+                    >= -max(1e-4, ulp) * sides[k]).all(), p
+        # a side is flagged where it lies on the polygon's outline: both ends within 1e-3
+        # of the line of one of its sides (Recast's threshold)
         on = np.zeros(len(verts), bool)
         length = 0.0
         for t in tris:
@@ -117,8 +123,8 @@ def check_detail(polymesh: PolyMesh, regions: Regions, detail: DetailMesh,
                 s, e = verts[t[k]].astype(np.float64), verts[t[(k + 1) % 3]].astype(np.float64)
                 flagged = (int(t[3]) >> (2 * k)) & 3
                 assert flagged in (0, 1)
-                outline = any(abs(cross(poly[j], poly[(j + 1) % n], s)) < 1e-3
-                              and abs(cross(poly[j], poly[(j + 1) % n], e)) < 1e-3
+                outline = any(abs(cross(poly[j], poly[(j + 1) % n], s)) < 1e-3 * sides[j]
+                              and abs(cross(poly[j], poly[(j + 1) % n], e)) < 1e-3 * sides[j]
                               for j in range(n))
                 if flagged:
                     assert outline, (p, t)
