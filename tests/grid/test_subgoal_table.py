@@ -13,6 +13,7 @@ from movingai_data import load, movingai_names
 
 from wayfinding.errors import IndexFormatError, InvalidGridError, InvalidQueryError
 from wayfinding.grid import Grid
+from wayfinding.grid.generate import random_obstacles
 from wayfinding.grid.index import load_index
 from wayfinding.grid.methods import make_solver
 from wayfinding.grid.subgoal import SubgoalGraph, SubgoalTable
@@ -115,6 +116,22 @@ def test_batch_calls_agree_with_single_calls(case):
             assert r.found == one.found and r.cost == one.cost
             np.testing.assert_array_equal(r.path, one.path)
         assert costs[k] == one.cost
+
+
+def test_sparse_obstacles_with_many_entries_are_exact():
+    """Sparse obstacles: an endpoint sees hundreds of top-level subgoals, so a query ranks
+    the start side's rows of the table by a lower bound and skips most of them."""
+    grid = random_obstacles(80, 80, density=0.02, seed=1)
+    table = SubgoalTable.build(grid)
+    ys, xs = np.nonzero(grid.passable)
+    rng = np.random.default_rng(4)
+    cells = [(int(xs[i]), int(ys[i])) for i in rng.choice(len(xs), 40, replace=False)]
+    for start in cells[:4]:
+        dist = reference_distances(grid.passable, start)
+        for goal in cells[4:]:
+            r = table.find_path(start, goal)
+            assert r.cost == pytest.approx(dist[goal[1], goal[0]], abs=1e-9), (start, goal)
+            check_path(grid, r, start, goal)
 
 
 def test_table_holds_the_grid_distances_between_top_level_subgoals():

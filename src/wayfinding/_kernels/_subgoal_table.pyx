@@ -43,12 +43,20 @@ from ._subgoal_grid cimport (
     octile_cells,
     octile_path_d,
     octile_steps,
+    octile_xy,
 )
 from ._subgoal_steps cimport add_octile_steps
 
 cnp.import_array()
 
 ctypedef pair[double, int] Item
+
+#: Pairs of entries (start side x goal side) above which the start side is sorted by its
+#: bound before the table is read (below, sorting costs more than it saves).
+cdef Py_ssize_t SORTED_PAIRS = 1024
+#: A bound times this is compared with the best cost, so that rounding of the sums (about
+#: 1e-16 of the cost) never rules out the best route.
+cdef double BOUND_SLACK = 1.0 - 1e-12
 
 cdef object _new = object.__new__
 
@@ -205,6 +213,7 @@ cdef class TableQuery:
     cdef vector[int] ids
     cdef vector[double] idcosts
     cdef vector[Item] order_t
+    cdef vector[Item] order_s
     cdef vector[int] nodes
     cdef vector[int] cellpath
     cdef vector[uint8_t] scratch
@@ -395,10 +404,23 @@ cdef class TableQuery:
         self.by_cost(&self.entries_t, self.state_t.data(), &self.order_t)
         nt = self.order_t.size()
         # Goal-side entries in increasing cost: once d(start, u) + d(v, goal) reaches the
-        # best cost, no later v can improve on it.
+        # best cost, no later v can improve on it.  No route through u costs less than
+        # d(start, u) + octile(u, goal) (the table and the legs are grid distances), so a
+        # row whose bound reaches the best cost is not read; with many pairs the rows go
+        # in increasing order of the bound, and the first routes rule out most of the
+        # rest (on large open maps most of the table's lines would be cache misses).
         if nt > 0:
+            self.order_s.clear()
             for i in range(<Py_ssize_t> self.entries_s.size()):
                 u = self.entries_s[i]
+                self.order_s.push_back(Item(self.state_s[u].dist + octile_xy(
+                    self.xy[2 * u] - tx, self.xy[2 * u + 1] - ty), u))
+            if <Py_ssize_t> self.order_s.size() * nt > SORTED_PAIRS:
+                sort(self.order_s.begin(), self.order_s.end())
+            for i in range(<Py_ssize_t> self.order_s.size()):
+                if self.order_s[i].first * BOUND_SLACK >= best:
+                    continue
+                u = self.order_s[i].second
                 du = self.state_s[u].dist
                 if du + self.order_t[0].first >= best:
                     continue
