@@ -242,7 +242,7 @@ def sgf_rows(runs: list[MapRun], passes: int) -> tuple[list[list[str]], list[lis
                        f"{float(np.mean(run.times['subgoal_table'])) * 1e6:.2f}",
                        f"{float(np.mean(best['jps_plus'])) * 1e6:.2f}",
                        "–" if ref[1] is None else f"{ref[1]:g}", f"{table.build_time:.2f}",
-                       f"{table.num_top_subgoals:,}", f"{table.table.nbytes / 2**20:.1f}"
+                       f"{table.num_top_subgoals:,}", f"{table.arrays['table'].nbytes / 2**20:.1f}"
                        + ("" if table.has_table else " (over the cap: graph search)")])
     return targets, detail
 

@@ -176,6 +176,45 @@ def test_every_movingai_problem_is_optimal(name):
 
 
 # --------------------------------------------------------------------------- behaviour
+def test_a_table_that_fits_only_as_step_counts_takes_four_bytes_a_pair(tmp_path):
+    grid, scen = load("gen/rooms")
+    m = SubgoalTable.build(grid).num_top_subgoals
+    full, packed, tight, bare = (SubgoalTable.build(grid, max_table_bytes=cap)
+                                 for cap in (8 * m * m, 8 * m * m - 1, 4 * m * m, 4 * m * m - 1))
+    assert full.arrays["table"].dtype == np.float64 and full.arrays["table"].nbytes == 8 * m * m
+    for t in (packed, tight):
+        assert t.arrays["table"].dtype == np.uint32 and t.arrays["table"].nbytes == 4 * m * m
+        np.testing.assert_array_equal(t.table, full.table)
+    assert not bare.has_table and bare.table.shape == (0, 0)
+    path = tmp_path / "packed.npz"
+    packed.save(path)
+    back = SubgoalTable.load(path, grid)
+    np.testing.assert_array_equal(back.arrays["table"], packed.arrays["table"])
+    for p in scen.problems[::3]:
+        want = full.find_path(p.start, p.goal)
+        for t in (packed, back, bare):
+            r = t.find_path(p.start, p.goal)
+            assert r.cost == pytest.approx(want.cost, abs=1e-9)
+            check_path(grid, r, p.start, p.goal)
+
+
+def test_distances_beyond_the_entries_leave_the_table_unbuilt():
+    """An entry holds up to 65,534 steps of each kind: a longer distance (two top-level
+    subgoals joined by one edge of 65,535 straight steps) leaves no table."""
+    from wayfinding._kernels._subgoal_table import build_table
+
+    def table(dx: int, dy: int):
+        diagonal, straight = min(dx, dy), abs(dx - dy)
+        return build_table(np.arange(2, dtype=np.int32), np.arange(2, dtype=np.int32),
+                           np.array([0, 1, 2]), np.array([1, 2]), np.array([1, 0], np.int32),
+                           np.full(2, straight + diagonal * SQRT2),
+                           np.array([[0, 0], [dx, dy]], dtype=np.int32))
+
+    fits = table(65_534 + 65_534, 65_534)          # 65,534 steps of each kind
+    assert fits.tolist() == [[0, 65_534 | 65_534 << 16], [65_534 | 65_534 << 16, 0]]
+    assert table(65_535, 0) is None and table(65_535, 65_535) is None
+
+
 def test_without_a_table_queries_search_the_graph():
     grid, scen = load("gen/rooms")
     full, bare = SubgoalTable.build(grid), SubgoalTable.build(grid, max_table_bytes=0)
@@ -302,11 +341,32 @@ def _resave(index: SubgoalTable, path, **arrays) -> None:
     (lambda t: np.full_like(t, np.nan), "not a distance"),
     (lambda t: t[:-1, :-1].copy(), "shape"),
     (lambda t: t + 100 * (1 - np.eye(len(t))), "triangle"),
+    (lambda t: t.astype(np.float32), "float64"),
 ])
 def test_a_corrupt_table_is_rejected(tmp_path, change, message):
     grid, _ = load("gen/rooms")
     table = SubgoalTable.build(grid)
     path = tmp_path / "bad.npz"
     _resave(table, path, table=change(table.table))
+    with pytest.raises(IndexFormatError, match=message):
+        SubgoalTable.load(path, grid)
+
+
+# A packed table: straight steps in the low 16 bits of each entry, diagonal ones above.
+@pytest.mark.parametrize("change, message", [
+    (lambda t: (t >> 1) & np.uint32(0x7FFF7FFF), "octile"),        # both counts halved
+    (lambda t: np.where(np.eye(len(t), dtype=bool), np.uint32(1), t), "itself"),
+    (lambda t: t + np.triu(np.ones(t.shape, np.uint32), 1), "symmetric"),
+    (lambda t: np.full_like(t, 0xFFFF), "not a distance"),         # 65,535 straight steps
+    (lambda t: t[:-1, :-1].copy(), "shape"),
+    (lambda t: t + np.uint32(100) * (1 - np.eye(len(t), dtype=np.uint32)), "triangle"),
+])
+def test_a_corrupt_packed_table_is_rejected(tmp_path, change, message):
+    grid, _ = load("gen/rooms")
+    m = SubgoalTable.build(grid).num_top_subgoals
+    table = SubgoalTable.build(grid, max_table_bytes=8 * m * m - 1)
+    assert table.arrays["table"].dtype == np.uint32
+    path = tmp_path / "bad.npz"
+    _resave(table, path, table=change(table.arrays["table"]))
     with pytest.raises(IndexFormatError, match=message):
         SubgoalTable.load(path, grid)

@@ -14,7 +14,9 @@ def build_table(
     core_end: NDArray[np.int64],
     targets: NDArray[np.int32],
     costs: NDArray[np.float64],
-) -> NDArray[np.float64]: ...
+    xy: NDArray[np.int32],
+) -> NDArray[np.uint32] | None: ...
+def table_lengths(table: NDArray[np.uint32]) -> NDArray[np.float64]: ...
 
 @disjoint_base
 class TableQuery:
@@ -33,7 +35,7 @@ class TableQuery:
         costs: NDArray[np.float64],
         top: int,
         top_index: NDArray[np.int32],
-        table: NDArray[np.float64],
+        table: NDArray[np.float64] | NDArray[np.uint32],
         components: NDArray[np.int32],
         result: Any,
         stats: Any,

@@ -4,7 +4,9 @@
 
 ``build_table`` runs one Dijkstra over the top level from each top-level subgoal; the
 top level of a two-level subgoal graph keeps the grid distances between its subgoals, so
-the table holds those distances.  ``TableQuery`` answers a query without a graph search:
+the table holds those distances, as straight and diagonal step counts (the caller keeps
+them packed, or as float64 lengths where those fit).  ``TableQuery`` answers a query
+without a graph search:
 
 1. start == goal, different islands, or a free block-order octile path between them;
 2. otherwise each endpoint's *entries*: its direct-h-reachable top-level subgoals and the
@@ -27,7 +29,7 @@ import numpy as np
 
 cimport numpy as cnp
 from cpython.object cimport PyObject
-from libc.math cimport INFINITY as INF
+from libc.math cimport INFINITY as INF, NAN
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t
 from libcpp.algorithm cimport sort
 from libcpp.pair cimport pair
@@ -35,6 +37,7 @@ from libcpp.queue cimport priority_queue
 from libcpp.vector cimport vector
 
 from ._grid_cells cimport plain_cells
+from ._constants cimport SQRT2
 from ._portable cimport monotonic
 from ._subgoal_grid cimport (
     GridCtx,
@@ -51,6 +54,13 @@ cnp.import_array()
 
 ctypedef pair[double, int] Item
 
+# A packed table entry holds a distance's straight steps in its low 16 bits and its
+# diagonal steps in the high ones (exact, in half the bytes of a double); NO_PATH between
+# islands.  A count of STEPS_LIMIT or more does not fit (the table is then not built).
+cdef enum:
+    STEPS_BITS = 16
+    STEPS_LIMIT = 0xFFFF
+cdef uint32_t NO_PATH = 0xFFFFFFFF
 #: Pairs of entries (start side x goal side) above which the start side is sorted by its
 #: bound before the table is read (below, sorting costs more than it saves).
 cdef Py_ssize_t SORTED_PAIRS = 1024
@@ -121,47 +131,100 @@ cdef inline void put(object obj, Py_ssize_t off, object v):
 
 def build_table(const int32_t[::1] top_nodes, const int32_t[::1] top_index,
                 const int64_t[::1] indptr, const int64_t[::1] core_end,
-                const int32_t[::1] targets, const double[::1] costs):
-    """``(m, m)`` float64 grid distances between the ``m`` top-level subgoals
-    ``top_nodes`` (inf between islands), by Dijkstra over the top-level edges (row ``v``
-    of the CSR graph up to ``core_end[v]``).  ``top_index[v]`` is the row of node v."""
+                const int32_t[::1] targets, const double[::1] costs,
+                const int32_t[:, ::1] xy):
+    """``(m, m)`` uint32 grid distances between the ``m`` top-level subgoals ``top_nodes``
+    (cells ``xy[v]``) as their straight and diagonal steps (16 bits each, straight low; all
+    bits set between islands), by Dijkstra over the top-level edges (row ``v`` of the CSR
+    graph up to ``core_end[v]``); ``top_index[v]`` is the row of node v.  ``None`` when a
+    distance has 65,535 steps of one kind or more."""
     cdef Py_ssize_t m = top_nodes.shape[0], i, k
-    out = np.full((m, m), INF, dtype=np.float64)
+    out = np.full((m, m), NO_PATH, dtype=np.uint32)
     if m == 0:
         return out
-    cdef double[:, ::1] d = out
+    cdef uint32_t[:, ::1] d = out
+    cdef double[::1] dist = np.empty(m, dtype=np.float64)
+    cdef int64_t[::1] straight = np.empty(m, dtype=np.int64)
+    cdef int64_t[::1] diagonal = np.empty(m, dtype=np.int64)
     cdef priority_queue[Item] heap
     cdef Item it
-    cdef int u, v, ku, kv
+    cdef int u, v, ku, kv, dx, dy
     cdef int64_t e
     cdef double du, nd
+    cdef bint fits = True
     with nogil:
         for i in range(m):
-            d[i, i] = 0.0
+            for k in range(m):
+                dist[k] = INF
+            dist[i] = 0.0
+            straight[i] = 0
+            diagonal[i] = 0
             heap.push(Item(-0.0, <int> i))
             while not heap.empty():
                 it = heap.top()
                 heap.pop()
                 ku = it.second
                 du = -it.first
-                if du > d[i, ku]:
+                if du > dist[ku]:
                     continue
                 u = top_nodes[ku]
                 for e in range(indptr[u], core_end[u]):
                     v = targets[e]
                     kv = top_index[v]
                     nd = du + costs[e]
-                    if nd < d[i, kv]:
-                        d[i, kv] = nd
+                    if nd < dist[kv]:
+                        dist[kv] = nd
+                        dx = xy[v, 0] - xy[u, 0]
+                        dy = xy[v, 1] - xy[u, 1]
+                        dx = -dx if dx < 0 else dx
+                        dy = -dy if dy < 0 else dy
+                        straight[kv] = straight[ku] + (dx - dy if dx > dy else dy - dx)
+                        diagonal[kv] = diagonal[ku] + (dx if dx < dy else dy)
                         heap.push(Item(-nd, kv))
-        # Both directions of a pair come from different runs: keep one value for both, so
-        # that route following from either end agrees with the table.
-        for i in range(m):
-            for k in range(i + 1, m):
-                if d[k, i] < d[i, k]:
-                    d[i, k] = d[k, i]
+            for k in range(m):
+                if dist[k] < INF:
+                    if straight[k] >= STEPS_LIMIT or diagonal[k] >= STEPS_LIMIT:
+                        fits = False
+                        break
+                    d[i, k] = <uint32_t> straight[k] | (<uint32_t> diagonal[k] << STEPS_BITS)
+            if not fits:
+                break
+        # Both directions of a pair come from different runs: keep the shorter for both, so
+        # that route following from either end agrees with the table.  (Distinct step
+        # counts of these sizes differ by far more than the sums' rounding.)
+        if fits:
+            for i in range(m):
+                for k in range(i + 1, m):
+                    if steps_length(d[k, i]) < steps_length(d[i, k]):
+                        d[i, k] = d[k, i]
+                    else:
+                        d[k, i] = d[i, k]
+    return out if fits else None
+
+
+cdef inline double steps_length(uint32_t w) noexcept nogil:
+    """The length of a table entry: straight + diagonal x sqrt 2 (inf between islands)."""
+    if w == NO_PATH:
+        return INF
+    return (w & STEPS_LIMIT) + (w >> STEPS_BITS) * SQRT2
+
+
+def table_lengths(const uint32_t[:, ::1] table):
+    """The float64 lengths of a table's entries (inf between islands; NaN where an entry
+    holds 65,535 steps of one kind, which no built table does)."""
+    out = np.empty((table.shape[0], table.shape[1]), dtype=np.float64)
+    cdef double[:, ::1] d = out
+    cdef Py_ssize_t i, k
+    cdef uint32_t w
+    with nogil:
+        for i in range(table.shape[0]):
+            for k in range(table.shape[1]):
+                w = table[i, k]
+                if w != NO_PATH and ((w & STEPS_LIMIT) == STEPS_LIMIT
+                                     or (w >> STEPS_BITS) == STEPS_LIMIT):
+                    d[i, k] = NAN
                 else:
-                    d[k, i] = d[i, k]
+                    d[i, k] = steps_length(w)
     return out
 
 
@@ -196,7 +259,8 @@ cdef class TableQuery:
     cdef const int32_t* targets
     cdef const double* costs
     cdef const int32_t* top_index
-    cdef const double* table
+    cdef const double* lengths    # the table as float64 lengths, or
+    cdef const uint32_t* steps    # as packed step counts (one of the two, or neither)
     cdef const int32_t* comp
     cdef int n
     cdef int m
@@ -237,12 +301,14 @@ cdef class TableQuery:
                   const int32_t[:, ::1] xy, const int8_t[::1] level, const int64_t[::1] indptr,
                   const int64_t[::1] core_end, const int32_t[::1] targets,
                   const double[::1] costs, int top, const int32_t[::1] top_index,
-                  const double[:, ::1] table, const int32_t[:, ::1] components,
+                  table, const int32_t[:, ::1] components,
                   result, stats, str algorithm, found, failed):
         self.keep = (moves, clear, sid, cells, xy, level, indptr, core_end, targets, costs,
                      top_index, table, components)
         self.g = make_ctx(moves, clear, sid, width)
         self.n = cells.shape[0]
+        cdef const double[:, ::1] lengths
+        cdef const uint32_t[:, ::1] steps
         self.m = table.shape[0]
         self.cells = &cells[0] if self.n > 0 else NULL
         self.xy = &xy[0, 0] if self.n > 0 else NULL
@@ -252,7 +318,14 @@ cdef class TableQuery:
         self.targets = &targets[0] if targets.shape[0] > 0 else NULL
         self.costs = &costs[0] if costs.shape[0] > 0 else NULL
         self.top_index = &top_index[0] if self.n > 0 else NULL
-        self.table = &table[0, 0] if self.m > 0 else NULL
+        self.lengths = NULL
+        self.steps = NULL
+        if self.m > 0 and table.dtype == np.float64:
+            lengths = table
+            self.lengths = &lengths[0, 0]
+        elif self.m > 0:
+            steps = table
+            self.steps = &steps[0, 0]
         self.comp = &components[0, 0]
         self.height = components.shape[0]
         self.top = top
@@ -347,6 +420,12 @@ cdef class TableQuery:
             out.push_back(Item(state[nodes[0][i]].dist, nodes[0][i]))
         sort(out.begin(), out.end())
 
+    cdef inline double entry(self, int64_t k) noexcept nogil:
+        """Entry ``k`` of the table (row-major)."""
+        if self.lengths != NULL:
+            return self.lengths[k]
+        return steps_length(self.steps[k])
+
     cdef inline void count_steps(self, int dx, int dy) noexcept nogil:
         """Count the steps of an octile path over ``dx`` columns and ``dy`` rows."""
         add_octile_steps(dx, dy, &self.straight, &self.diagonal)
@@ -360,7 +439,7 @@ cdef class TableQuery:
         cdef Py_ssize_t i, j, nt
         cdef int u, v, x, y, bu = -1, bv = -1, bx = -1, by = -1, a, ax, ay, bx_, by_
         cdef double best = INF, du, c, least
-        cdef const double* row
+        cdef int64_t row
         cdef int64_t e
         self.cellpath.clear()
         self.nodes.clear()
@@ -424,13 +503,13 @@ cdef class TableQuery:
                 du = self.state_s[u].dist
                 if du + self.order_t[0].first >= best:
                     continue
-                row = self.table + <int64_t> self.top_index[u] * self.m
+                row = <int64_t> self.top_index[u] * self.m
                 for j in range(nt):
                     c = du + self.order_t[j].first
                     if c >= best:
                         break
                     v = self.order_t[j].second
-                    c += row[self.top_index[v]]
+                    c += self.entry(row + self.top_index[v])
                     if c < best:
                         best, bu, bv = c, u, v
         for i in range(<Py_ssize_t> self.locals_s.size()):
@@ -462,13 +541,13 @@ cdef class TableQuery:
                 self.nodes.push_back(self.state_s[bu].parent)
             self.nodes.push_back(bu)
             x = bu
-            row = self.table + <int64_t> self.top_index[bv] * self.m
+            row = <int64_t> self.top_index[bv] * self.m
             i = 0
             while x != bv:
                 least = INF
                 y = -1
                 for e in range(self.indptr[x], self.core_end[x]):
-                    c = self.costs[e] + row[self.top_index[self.targets[e]]]
+                    c = self.costs[e] + self.entry(row + self.top_index[self.targets[e]])
                     if c < least:
                         least, y = c, self.targets[e]
                 i += 1
