@@ -148,6 +148,30 @@ def test_scen_map_resolution_in_sibling_maps_tree(tmp_path):
     assert read_scen(scen_path).find_map() == tmp_path / "maps" / "set" / "m.map"
 
 
+def test_scen_map_resolution_by_its_relative_path(tmp_path):
+    """A name with folders (``maps/bgmaps/m.map``) is found as that path in a folder above
+    the scenario or in a folder given, but never through ``..`` or as an absolute path."""
+    (tmp_path / "maps" / "bgmaps").mkdir(parents=True)
+    (tmp_path / "maps" / "bgmaps" / "m.map").write_text(GOOD)
+    (tmp_path / "scenarios" / "bg512").mkdir(parents=True)
+    line = SCEN_LINE.replace("maps/m.map", "maps/bgmaps/m.map")
+    scen_path = tmp_path / "scenarios" / "bg512" / "m.map.scen"
+    scen_path.write_text("version 1\n" + line)
+    assert read_scen(scen_path).find_map() == tmp_path / "maps" / "bgmaps" / "m.map"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    scen = read_scen(write(elsewhere, "version 1\n" + line.replace("maps/bgmaps", "bgmaps"),
+                           "s.scen"))
+    assert scen.find_map(search=[tmp_path / "maps"]) == tmp_path / "maps" / "bgmaps" / "m.map"
+    with pytest.raises(ScenarioFormatError, match="as a relative path"):
+        scen.find_map()
+    for name in ("../maps/bgmaps/m.map", str(tmp_path / "maps" / "bgmaps" / "m.map")):
+        hostile = read_scen(write(elsewhere, "version 1\n" + line.replace("maps/bgmaps/m.map",
+                                                                          name), "h.scen"))
+        with pytest.raises(ScenarioFormatError, match="not found"):
+            hostile.find_map(search=[tmp_path / "scenarios"])
+
+
 def test_scen_missing_map_is_a_clear_error(tmp_path):
     scen = read_scen(write(tmp_path, "version 1\n" + SCEN_LINE, "s.scen"))
     with pytest.raises(ScenarioFormatError, match="map 'maps/m.map' not found"):

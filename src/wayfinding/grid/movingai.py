@@ -206,7 +206,10 @@ class Scenario:
                  search: Sequence[str | os.PathLike] = ()) -> Path:
         """Locate the map file a problem names, by its file name: next to the scenario, in a
         sibling ``maps/`` tree (``…/scenarios/<set>/x.scen`` -> ``…/maps/<set>/``), then in
-        the folders of ``search``.  Raises :class:`ScenarioFormatError` if not found."""
+        the folders of ``search``; a name with folders in it (``maps/bgmaps/x.map``) is then
+        also looked for as that relative path in the scenario's folder and each one above
+        it, and in those of ``search`` (not when absolute or with ``..``).  Raises
+        :class:`ScenarioFormatError` if not found."""
         names = self.map_names()
         if name is None:
             if len(names) != 1:
@@ -224,15 +227,23 @@ class Scenario:
                     folders.append(Path(*parts[:k], "maps", *parts[k + 1:]))
                     break
         folders.extend(Path(s) for s in search)
-        for folder in folders:
-            candidate = folder / base
+        candidates = [folder / base for folder in folders]
+        rel = PurePosixPath(name.replace("\\", "/"))
+        nested = len(rel.parts) > 1 and not rel.is_absolute() and ".." not in rel.parts \
+            and not PureWindowsPath(name).drive
+        if nested:
+            here_up = [self.path.parent, *self.path.parent.parents] if self.path else []
+            candidates += [root / rel for root in [*here_up, *(Path(s) for s in search)]]
+        for candidate in candidates:
             try:
                 if candidate.is_file():
                     return candidate
             except OSError:  # a name too long for the file system, say
                 continue
         tried = ", ".join(str(f) for f in folders) or "nowhere"
-        raise ScenarioFormatError(f"map {brief(name)} not found (looked in: {tried})",
+        also = "; as a relative path, in the folders above the scenario and those given" \
+            if nested else ""
+        raise ScenarioFormatError(f"map {brief(name)} not found (looked in: {tried}{also})",
                                   self.path)
 
     def check_map(self, grid: Grid) -> None:
