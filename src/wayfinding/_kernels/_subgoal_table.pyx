@@ -37,7 +37,6 @@ from libcpp.queue cimport priority_queue
 from libcpp.vector cimport vector
 
 from ._grid_cells cimport plain_cells
-from ._constants cimport SQRT2
 from ._portable cimport monotonic
 from ._subgoal_grid cimport (
     GridCtx,
@@ -144,11 +143,11 @@ def build_table(const int32_t[::1] top_nodes, const int32_t[::1] top_index,
         return out
     cdef uint32_t[:, ::1] d = out
     cdef double[::1] dist = np.empty(m, dtype=np.float64)
-    cdef int64_t[::1] straight = np.empty(m, dtype=np.int64)
-    cdef int64_t[::1] diagonal = np.empty(m, dtype=np.int64)
+    cdef int[::1] straight = np.empty(m, dtype=np.intc)
+    cdef int[::1] diagonal = np.empty(m, dtype=np.intc)
     cdef priority_queue[Item] heap
     cdef Item it
-    cdef int u, v, ku, kv, dx, dy
+    cdef int u, v, ku, kv
     cdef int64_t e
     cdef double du, nd
     cdef bint fits = True
@@ -174,12 +173,10 @@ def build_table(const int32_t[::1] top_nodes, const int32_t[::1] top_index,
                     nd = du + costs[e]
                     if nd < dist[kv]:
                         dist[kv] = nd
-                        dx = xy[v, 0] - xy[u, 0]
-                        dy = xy[v, 1] - xy[u, 1]
-                        dx = -dx if dx < 0 else dx
-                        dy = -dy if dy < 0 else dy
-                        straight[kv] = straight[ku] + (dx - dy if dx > dy else dy - dx)
-                        diagonal[kv] = diagonal[ku] + (dx if dx < dy else dy)
+                        straight[kv] = straight[ku]
+                        diagonal[kv] = diagonal[ku]
+                        add_octile_steps(xy[v, 0] - xy[u, 0], xy[v, 1] - xy[u, 1],
+                                         &straight[kv], &diagonal[kv])
                         heap.push(Item(-nd, kv))
             for k in range(m):
                 if dist[k] < INF:
@@ -206,7 +203,7 @@ cdef inline double steps_length(uint32_t w) noexcept nogil:
     """The length of a table entry: straight + diagonal x sqrt 2 (inf between islands)."""
     if w == NO_PATH:
         return INF
-    return (w & STEPS_LIMIT) + (w >> STEPS_BITS) * SQRT2
+    return octile_steps(w & STEPS_LIMIT, w >> STEPS_BITS)
 
 
 def table_lengths(const uint32_t[:, ::1] table):
