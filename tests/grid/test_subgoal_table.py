@@ -176,15 +176,20 @@ def test_every_movingai_problem_is_optimal(name):
 
 
 # --------------------------------------------------------------------------- behaviour
-def test_a_table_that_fits_only_as_step_counts_takes_four_bytes_a_pair(tmp_path):
+def test_a_table_that_fits_only_as_step_counts_keeps_each_pair_once_in_four_bytes(tmp_path):
     grid, scen = load("gen/rooms")
     m = SubgoalTable.build(grid).num_top_subgoals
+    pairs = m * (m + 1) // 2
     full, packed, tight, bare = (SubgoalTable.build(grid, max_table_bytes=cap)
-                                 for cap in (8 * m * m, 8 * m * m - 1, 4 * m * m, 4 * m * m - 1))
+                                 for cap in (8 * m * m, 8 * m * m - 1, 4 * pairs, 4 * pairs - 1))
     assert full.arrays["table"].dtype == np.float64 and full.arrays["table"].nbytes == 8 * m * m
+    rows, cols = np.tril_indices(m)
     for t in (packed, tight):
-        assert t.arrays["table"].dtype == np.uint32 and t.arrays["table"].nbytes == 4 * m * m
+        assert t.arrays["table"].dtype == np.uint32 and t.arrays["table"].shape == (pairs,)
         np.testing.assert_array_equal(t.table, full.table)
+        entries = t.arrays["table"]          # the lower triangle row by row, steps packed
+        np.testing.assert_array_equal((entries & 0xFFFF) + (entries >> 16) * SQRT2,
+                                      full.table[rows, cols])
     assert not bare.has_table and bare.table.shape == (0, 0)
     path = tmp_path / "packed.npz"
     packed.save(path)
@@ -211,7 +216,7 @@ def test_distances_beyond_the_entries_leave_the_table_unbuilt():
                            np.array([[0, 0], [dx, dy]], dtype=np.int32))
 
     fits = table(65_534 + 65_534, 65_534)          # 65,534 steps of each kind
-    assert fits.tolist() == [[0, 65_534 | 65_534 << 16], [65_534 | 65_534 << 16, 0]]
+    assert fits.tolist() == [0, 65_534 | 65_534 << 16, 0]      # pairs (0, 0), (1, 0), (1, 1)
     assert table(65_535, 0) is None and table(65_535, 65_535) is None
 
 
@@ -352,14 +357,22 @@ def test_a_corrupt_table_is_rejected(tmp_path, change, message):
         SubgoalTable.load(path, grid)
 
 
-# A packed table: straight steps in the low 16 bits of each entry, diagonal ones above.
+def _diagonal(t: np.ndarray) -> np.ndarray:
+    """Which entries of a packed lower triangle are pairs (i, i)."""
+    m = int((np.sqrt(8 * len(t) + 1) - 1) / 2)
+    rows, cols = np.tril_indices(m)
+    return rows == cols
+
+
+# A packed table: the lower triangle row by row, straight steps in the low 16 bits of each
+# entry, diagonal ones above.
 @pytest.mark.parametrize("change, message", [
     (lambda t: (t >> 1) & np.uint32(0x7FFF7FFF), "octile"),        # both counts halved
-    (lambda t: np.where(np.eye(len(t), dtype=bool), np.uint32(1), t), "itself"),
-    (lambda t: t + np.triu(np.ones(t.shape, np.uint32), 1), "symmetric"),
+    (lambda t: np.where(_diagonal(t), np.uint32(1), t), "itself"),
     (lambda t: np.full_like(t, 0xFFFF), "not a distance"),         # 65,535 straight steps
-    (lambda t: t[:-1, :-1].copy(), "shape"),
-    (lambda t: t + np.uint32(100) * (1 - np.eye(len(t), dtype=np.uint32)), "triangle"),
+    (lambda t: t[:-1].copy(), "shape"),
+    (lambda t: np.zeros((len(t), 1), np.uint32), "shape"),
+    (lambda t: t + np.uint32(100) * ~_diagonal(t), "triangle"),
 ])
 def test_a_corrupt_packed_table_is_rejected(tmp_path, change, message):
     grid, _ = load("gen/rooms")

@@ -4,9 +4,9 @@
 
 ``build_table`` runs one Dijkstra over the top level from each top-level subgoal; the
 top level of a two-level subgoal graph keeps the grid distances between its subgoals, so
-the table holds those distances, as straight and diagonal step counts (the caller keeps
-them packed, or as float64 lengths where those fit).  ``TableQuery`` answers a query
-without a graph search:
+the table holds those distances, as straight and diagonal step counts, one entry per pair
+(the caller keeps that triangle, or the full square of float64 lengths where it fits).
+``TableQuery`` answers a query without a graph search:
 
 1. start == goal, different islands, or a free block-order octile path between them;
 2. otherwise each endpoint's *entries*: its direct-h-reachable top-level subgoals and the
@@ -29,7 +29,7 @@ import numpy as np
 
 cimport numpy as cnp
 from cpython.object cimport PyObject
-from libc.math cimport INFINITY as INF, NAN
+from libc.math cimport INFINITY as INF, NAN, sqrt
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t
 from libcpp.algorithm cimport sort
 from libcpp.pair cimport pair
@@ -132,24 +132,26 @@ def build_table(const int32_t[::1] top_nodes, const int32_t[::1] top_index,
                 const int64_t[::1] indptr, const int64_t[::1] core_end,
                 const int32_t[::1] targets, const double[::1] costs,
                 const int32_t[:, ::1] xy):
-    """``(m, m)`` uint32 grid distances between the ``m`` top-level subgoals ``top_nodes``
-    (cells ``xy[v]``) as their straight and diagonal steps (16 bits each, straight low; all
-    bits set between islands), by Dijkstra over the top-level edges (row ``v`` of the CSR
-    graph up to ``core_end[v]``); ``top_index[v]`` is the row of node v.  ``None`` when a
-    distance has 65,535 steps of one kind or more."""
+    """The grid distances between the ``m`` top-level subgoals ``top_nodes`` (cells
+    ``xy[v]``) as their straight and diagonal steps (16 bits each, straight low; all bits
+    set between islands), the lower triangle row by row (``m (m + 1) / 2`` uint32, the
+    pair ``(i, k)``, ``k <= i``, at ``i (i + 1) / 2 + k``), by Dijkstra over the top-level
+    edges (row ``v`` of the CSR graph up to ``core_end[v]``); ``top_index[v]`` is the row
+    of node v.  ``None`` when a distance has 65,535 steps of one kind or more."""
     cdef Py_ssize_t m = top_nodes.shape[0], i, k
-    out = np.full((m, m), NO_PATH, dtype=np.uint32)
+    out = np.full(m * (m + 1) // 2, NO_PATH, dtype=np.uint32)
     if m == 0:
         return out
-    cdef uint32_t[:, ::1] d = out
+    cdef uint32_t[::1] d = out
     cdef double[::1] dist = np.empty(m, dtype=np.float64)
     cdef int[::1] straight = np.empty(m, dtype=np.intc)
     cdef int[::1] diagonal = np.empty(m, dtype=np.intc)
     cdef priority_queue[Item] heap
     cdef Item it
     cdef int u, v, ku, kv
-    cdef int64_t e
+    cdef int64_t e, slot
     cdef double du, nd
+    cdef uint32_t w
     cdef bint fits = True
     with nogil:
         for i in range(m):
@@ -183,20 +185,33 @@ def build_table(const int32_t[::1] top_nodes, const int32_t[::1] top_index,
                     if straight[k] >= STEPS_LIMIT or diagonal[k] >= STEPS_LIMIT:
                         fits = False
                         break
-                    d[i, k] = <uint32_t> straight[k] | (<uint32_t> diagonal[k] << STEPS_BITS)
+                    # Both directions of a pair come from different runs: keep the shorter,
+                    # so that route following from either end agrees with the table.
+                    # (Distinct step counts of these sizes differ by far more than the
+                    # sums' rounding.)
+                    w = <uint32_t> straight[k] | (<uint32_t> diagonal[k] << STEPS_BITS)
+                    slot = pair_slot(i, k)
+                    if steps_length(w) < steps_length(d[slot]):
+                        d[slot] = w
             if not fits:
                 break
-        # Both directions of a pair come from different runs: keep the shorter for both, so
-        # that route following from either end agrees with the table.  (Distinct step
-        # counts of these sizes differ by far more than the sums' rounding.)
-        if fits:
-            for i in range(m):
-                for k in range(i + 1, m):
-                    if steps_length(d[k, i]) < steps_length(d[i, k]):
-                        d[i, k] = d[k, i]
-                    else:
-                        d[k, i] = d[i, k]
     return out if fits else None
+
+
+cdef inline int64_t pair_slot(int64_t i, int64_t k) noexcept nogil:
+    """The place of the pair ``(i, k)`` in a lower triangle stored row by row."""
+    cdef int64_t hi = i if i > k else k
+    return ((hi * (hi + 1)) >> 1) + i + k - hi
+
+
+cdef Py_ssize_t triangle_size(Py_ssize_t entries) noexcept nogil:
+    """The ``m`` of a lower triangle of ``entries`` pairs (``m (m + 1) / 2``), or -1."""
+    cdef Py_ssize_t m = <Py_ssize_t> ((sqrt(8.0 * entries + 1.0) - 1.0) / 2.0)
+    while m * (m + 1) // 2 < entries:
+        m += 1
+    while m > 0 and m * (m + 1) // 2 > entries:
+        m -= 1
+    return m if m * (m + 1) // 2 == entries else -1
 
 
 cdef inline double steps_length(uint32_t w) noexcept nogil:
@@ -206,22 +221,26 @@ cdef inline double steps_length(uint32_t w) noexcept nogil:
     return octile_steps(w & STEPS_LIMIT, w >> STEPS_BITS)
 
 
-def table_lengths(const uint32_t[:, ::1] table):
-    """The float64 lengths of a table's entries (inf between islands; NaN where an entry
-    holds 65,535 steps of one kind, which no built table does)."""
-    out = np.empty((table.shape[0], table.shape[1]), dtype=np.float64)
+def table_lengths(const uint32_t[::1] table):
+    """The ``(m, m)`` float64 lengths of a packed lower triangle (as :func:`build_table`
+    gives; inf between islands; NaN where an entry holds 65,535 steps of one kind, which no
+    built table does)."""
+    cdef Py_ssize_t m = triangle_size(table.shape[0]), i, k
+    if m < 0:
+        raise ValueError(f"{table.shape[0]} entries are not a triangle of m (m + 1) / 2")
+    out = np.empty((m, m), dtype=np.float64)
     cdef double[:, ::1] d = out
-    cdef Py_ssize_t i, k
     cdef uint32_t w
     with nogil:
-        for i in range(table.shape[0]):
-            for k in range(table.shape[1]):
-                w = table[i, k]
+        for i in range(m):
+            for k in range(i + 1):
+                w = table[pair_slot(i, k)]
                 if w != NO_PATH and ((w & STEPS_LIMIT) == STEPS_LIMIT
                                      or (w >> STEPS_BITS) == STEPS_LIMIT):
                     d[i, k] = NAN
                 else:
                     d[i, k] = steps_length(w)
+                d[k, i] = d[i, k]
     return out
 
 
@@ -257,7 +276,7 @@ cdef class TableQuery:
     cdef const double* costs
     cdef const int32_t* top_index
     cdef const double* lengths    # the table as float64 lengths, or
-    cdef const uint32_t* steps    # as packed step counts (one of the two, or neither)
+    cdef const uint32_t* steps    # as a packed triangle (one of the two, or neither)
     cdef const int32_t* comp
     cdef int n
     cdef int m
@@ -305,8 +324,7 @@ cdef class TableQuery:
         self.g = make_ctx(moves, clear, sid, width)
         self.n = cells.shape[0]
         cdef const double[:, ::1] lengths
-        cdef const uint32_t[:, ::1] steps
-        self.m = table.shape[0]
+        cdef const uint32_t[::1] steps
         self.cells = &cells[0] if self.n > 0 else NULL
         self.xy = &xy[0, 0] if self.n > 0 else NULL
         self.level = &level[0] if self.n > 0 else NULL
@@ -317,12 +335,19 @@ cdef class TableQuery:
         self.top_index = &top_index[0] if self.n > 0 else NULL
         self.lengths = NULL
         self.steps = NULL
-        if self.m > 0 and table.dtype == np.float64:
-            lengths = table
-            self.lengths = &lengths[0, 0]
-        elif self.m > 0:
-            steps = table
-            self.steps = &steps[0, 0]
+        if table.dtype == np.float64:
+            self.m = table.shape[0]
+            if self.m > 0:
+                lengths = table
+                self.lengths = &lengths[0, 0]
+        else:
+            self.m = triangle_size(table.shape[0])
+            if self.m < 0:
+                raise ValueError(f"{table.shape[0]} entries are not a triangle of "
+                                 f"m (m + 1) / 2")
+            if self.m > 0:
+                steps = table
+                self.steps = &steps[0]
         self.comp = &components[0, 0]
         self.height = components.shape[0]
         self.top = top
@@ -417,11 +442,11 @@ cdef class TableQuery:
             out.push_back(Item(state[nodes[0][i]].dist, nodes[0][i]))
         sort(out.begin(), out.end())
 
-    cdef inline double entry(self, int64_t k) noexcept nogil:
-        """Entry ``k`` of the table (row-major)."""
+    cdef inline double entry(self, int64_t a, int64_t b) noexcept nogil:
+        """The table's distance between the top-level subgoals of rows a and b."""
         if self.lengths != NULL:
-            return self.lengths[k]
-        return steps_length(self.steps[k])
+            return self.lengths[a * self.m + b]
+        return steps_length(self.steps[pair_slot(a, b)])
 
     cdef inline void count_steps(self, int dx, int dy) noexcept nogil:
         """Count the steps of an octile path over ``dx`` columns and ``dy`` rows."""
@@ -500,13 +525,13 @@ cdef class TableQuery:
                 du = self.state_s[u].dist
                 if du + self.order_t[0].first >= best:
                     continue
-                row = <int64_t> self.top_index[u] * self.m
+                row = self.top_index[u]
                 for j in range(nt):
                     c = du + self.order_t[j].first
                     if c >= best:
                         break
                     v = self.order_t[j].second
-                    c += self.entry(row + self.top_index[v])
+                    c += self.entry(row, self.top_index[v])
                     if c < best:
                         best, bu, bv = c, u, v
         for i in range(<Py_ssize_t> self.locals_s.size()):
@@ -538,13 +563,13 @@ cdef class TableQuery:
                 self.nodes.push_back(self.state_s[bu].parent)
             self.nodes.push_back(bu)
             x = bu
-            row = <int64_t> self.top_index[bv] * self.m
+            row = self.top_index[bv]
             i = 0
             while x != bv:
                 least = INF
                 y = -1
                 for e in range(self.indptr[x], self.core_end[x]):
-                    c = self.costs[e] + self.entry(row + self.top_index[self.targets[e]])
+                    c = self.costs[e] + self.entry(row, self.top_index[self.targets[e]])
                     if c < least:
                         least, y = c, self.targets[e]
                 i += 1

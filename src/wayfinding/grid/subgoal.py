@@ -21,9 +21,9 @@ subgoals, runs A* with the octile heuristic over the graph and follows each edge
 grid.  Costs are optimal; uniform grids with the ``no_corner_cutting`` rule only.
 
 :class:`SubgoalTable` adds to the two-level graph the grid distances between its top-level
-subgoals (8 bytes a pair, or 4 as step counts where 8 do not fit; capped at 50 MiB by
-default), so a query needs no graph search: the least sum over the top-level subgoals
-joined to the start and to the goal.
+subgoals (8 bytes an ordered pair, or, where those do not fit, 4 an unordered pair as step
+counts; capped at 50 MiB by default), so a query needs no graph search: the least sum over
+the top-level subgoals joined to the start and to the goal.
 """
 
 from __future__ import annotations
@@ -333,12 +333,13 @@ class SubgoalTable(GridIndex):
 
     ``arrays``: those of the two-level :class:`SubgoalGraph` plus ``table`` ``(m, m)``
     float64, ``m`` the number of top-level subgoals in node order (inf between islands);
-    where ``m * m * 8`` bytes exceed ``max_table_bytes`` but ``m * m * 4`` do not, uint32
-    instead: each distance as its straight steps (low 16 bits) and diagonal steps (high 16
-    bits), exact, all bits set between islands (:attr:`table` gives the lengths).  Above
-    that, or where a distance takes 65,535 steps of one kind or more, the table is left
-    empty (``(0, 0)``, :attr:`has_table` false) and queries run the two-level graph's A*
-    instead.
+    where ``m * m * 8`` bytes exceed ``max_table_bytes`` but the ``m * (m + 1) / 2``
+    pairs at 4 bytes do not, those pairs instead, uint32, the lower triangle row by row
+    (pair ``(i, k)``, ``k <= i``, at ``i * (i + 1) / 2 + k``): each distance as its
+    straight steps (low 16 bits) and diagonal steps (high 16 bits), exact, all bits set
+    between islands (:attr:`table` gives the lengths).  Above that, or where a distance
+    takes 65,535 steps of one kind or more, the table is left empty (``(0, 0)``,
+    :attr:`has_table` false) and queries run the two-level graph's A* instead.
 
     Queries may run on several threads at once: each thread gets its own scratch.
 
@@ -373,9 +374,9 @@ class SubgoalTable(GridIndex):
     def build(cls, grid: Grid, *, max_table_bytes: int = MAX_TABLE_BYTES) -> SubgoalTable:
         """Build the two-level subgoal graph of ``grid`` and its distance table.
 
-        ``max_table_bytes``: the table (8 bytes per pair of top-level subgoals, or 4 as
-        step counts where 8 do not fit) is built only when it fits; otherwise queries
-        search the graph (:attr:`has_table` false).
+        ``max_table_bytes``: the table (8 bytes per ordered pair of top-level subgoals,
+        or, where that does not fit, 4 per unordered pair as step counts) is built only
+        when it fits; otherwise queries search the graph (:attr:`has_table` false).
         Raises :class:`InvalidGridError` for grids that are not uniform with the
         ``no_corner_cutting`` rule.
         """
@@ -400,24 +401,32 @@ class SubgoalTable(GridIndex):
         a = _check_graph(grid, arrays, 2)
         top = np.flatnonzero(a["level"] == int(a["top_level"][0]))
         raw = arrays.get("table")
-        packed = isinstance(raw, np.ndarray) and raw.dtype == np.uint32
-        table = _saved.array(arrays, "table", np.uint32 if packed else np.float64,
-                             (None, None))
-        m = len(top) if (4 if packed else 8) * len(top) ** 2 <= options["max_table_bytes"] \
-            else 0
-        # (0, 0) also where the distances outgrow the packed entries (found when built)
-        if table.shape not in ((0, 0), (m, m)):
-            raise IndexFormatError(f"array 'table' has shape {table.shape}, not (0, 0) or "
-                                   f"({m}, {m}) for {len(top)} top-level subgoals")
-        if table.size:
-            _check_table(_subgoal_table.table_lengths(table) if packed else table, a, top)
+        m, cap = len(top), options["max_table_bytes"]
+        if isinstance(raw, np.ndarray) and raw.dtype == np.uint32:
+            table = _saved.array(arrays, "table", np.uint32, (None,))
+            pairs = m * (m + 1) // 2
+            if 4 * pairs > cap or table.shape != (pairs,):
+                raise IndexFormatError(
+                    f"array 'table' of step counts has shape {table.shape}, not "
+                    f"({pairs},) pairs for {m} top-level subgoals within max_table_bytes "
+                    f"{cap}")
+            _check_table(_subgoal_table.table_lengths(table), a, top)
+        else:
+            table = _saved.array(arrays, "table", np.float64, (None, None))
+            m = m if 8 * m * m <= cap else 0
+            # (0, 0) also where the distances outgrow the packed entries (found when built)
+            if table.shape not in ((0, 0), (m, m)):
+                raise IndexFormatError(f"array 'table' has shape {table.shape}, not (0, 0) "
+                                       f"or ({m}, {m}) for {len(top)} top-level subgoals")
+            if table.size:
+                _check_table(table, a, top)
         return cls(grid, {**a, "table": table}, options, build_time)
 
     # ------------------------------------------------------------------ properties
     @property
     def has_table(self) -> bool:
         """Whether the distance table was built (it fits ``max_table_bytes``)."""
-        return self.arrays["table"].shape[0] > 0 or self.num_top_subgoals == 0
+        return self.arrays["table"].size > 0 or self.num_top_subgoals == 0
 
     @property
     def table(self) -> np.ndarray:
@@ -542,21 +551,22 @@ class _GraphSearch:
 
 
 def _top_table(arrays: dict[str, np.ndarray], cap: int) -> np.ndarray:
-    """The distance table between the top-level subgoals: float64 lengths, or packed step
-    counts where only those fit ``cap`` bytes; ``(0, 0)`` above, or where a distance
-    outgrows the packed entries."""
+    """The distance table between the top-level subgoals: float64 lengths, or the packed
+    triangle of step counts where only that fits ``cap`` bytes; ``(0, 0)`` above, or where
+    a distance outgrows the packed entries."""
     top = np.flatnonzero(arrays["level"] == int(arrays["top_level"][0])).astype(np.int32)
     none = np.zeros((0, 0), dtype=np.float64)
-    if 4 * len(top) ** 2 > cap:
+    m = len(top)
+    if 2 * m * (m + 1) > cap:
         return none
     index = np.full(len(arrays["level"]), -1, dtype=np.int32)
-    index[top] = np.arange(len(top), dtype=np.int32)
+    index[top] = np.arange(m, dtype=np.int32)
     steps = _subgoal_table.build_table(top, index, arrays["indptr"], arrays["core_end"],
                                        arrays["targets"], arrays["costs"],
                                        np.ascontiguousarray(arrays["subgoals"], np.int32))
     if steps is None:
         return none
-    return _subgoal_table.table_lengths(steps) if 8 * len(top) ** 2 <= cap else steps
+    return _subgoal_table.table_lengths(steps) if 8 * m * m <= cap else steps
 
 
 def _check_table(table: np.ndarray, a: dict[str, np.ndarray], top: np.ndarray) -> None:
