@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 import shapely
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from shapely.geometry import Polygon, box
 
@@ -178,6 +178,9 @@ def brute_small_angles(mesh, degrees):
 @pytest.mark.parametrize("method", ["delaunay", "subtractive"])
 @settings(max_examples=8, deadline=None)
 @given(seed=st.integers(0, 2**63 - 1), obstacles=st.integers(0, 12))
+# A floating-point difference of this union and free space (GEOS 3.14) held a spurious
+# piece of 0.4% of the area ("outside"), with the regions wholly inside.
+@example(seed=12058992, obstacles=6)
 def test_built_meshes_agree_with_shapely_and_brute_force(method, seed, obstacles):
     free = obstacle_world(60, 40, obstacles=obstacles, seed=seed)
     mesh = NavMesh.build(free, method=method)

@@ -137,8 +137,14 @@ def mesh_quality(mesh: NavMesh, *, area: Any = None, min_angle: float = 10.0,
         coverage = outside = overlap = math.nan
     else:
         total = float(free.area)
-        coverage = float(shapely.intersection(union, free).area) / total
-        outside = float(shapely.difference(union, free).area) / total
+        # Snap-rounded overlays: floating-point ones can go wrong without a word where the
+        # regions' edges run along the free space's (GEOS 3.14 once gave a difference with
+        # a spurious piece of 0.4% of the area for regions that lay wholly inside).  A grid
+        # of 2^-40 of the extent moves areas by far less than the shares report.
+        x0, y0, x1, y1 = shapely.total_bounds([union, free])
+        grid = max(x1 - x0, y1 - y0) * 2.0 ** -40
+        coverage = float(shapely.intersection(union, free, grid_size=grid).area) / total
+        outside = float(shapely.difference(union, free, grid_size=grid).area) / total
         overlap = max(float(np.abs(mesh.polygon_areas()).sum()) - float(union.area),
                       0.0) / total
     return MeshQuality(
