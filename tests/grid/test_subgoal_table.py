@@ -176,28 +176,35 @@ def test_every_movingai_problem_is_optimal(name):
 
 
 # --------------------------------------------------------------------------- behaviour
-def test_a_table_that_fits_only_as_step_counts_keeps_each_pair_once_in_four_bytes(tmp_path):
+def test_tables_that_fit_only_as_step_counts_take_four_bytes_a_pair_or_each_pair_once(
+        tmp_path):
     grid, scen = load("gen/rooms")
     m = SubgoalTable.build(grid).num_top_subgoals
     pairs = m * (m + 1) // 2
-    full, packed, tight, bare = (SubgoalTable.build(grid, max_table_bytes=cap)
-                                 for cap in (8 * m * m, 8 * m * m - 1, 4 * pairs, 4 * pairs - 1))
+    caps = (8 * m * m, 8 * m * m - 1, 4 * m * m, 4 * m * m - 1, 4 * pairs, 4 * pairs - 1)
+    full, square, tight, triangle, tighter, bare = (
+        SubgoalTable.build(grid, max_table_bytes=cap) for cap in caps)
     assert full.arrays["table"].dtype == np.float64 and full.arrays["table"].nbytes == 8 * m * m
+    for t in (square, tight):
+        assert t.arrays["table"].dtype == np.uint32 and t.arrays["table"].shape == (m, m)
+        np.testing.assert_array_equal(t.table, full.table)
     rows, cols = np.tril_indices(m)
-    for t in (packed, tight):
+    for t in (triangle, tighter):
         assert t.arrays["table"].dtype == np.uint32 and t.arrays["table"].shape == (pairs,)
         np.testing.assert_array_equal(t.table, full.table)
         entries = t.arrays["table"]          # the lower triangle row by row, steps packed
         np.testing.assert_array_equal((entries & 0xFFFF) + (entries >> 16) * SQRT2,
                                       full.table[rows, cols])
+    np.testing.assert_array_equal(square.arrays["table"][rows, cols], triangle.arrays["table"])
     assert not bare.has_table and bare.table.shape == (0, 0)
-    path = tmp_path / "packed.npz"
-    packed.save(path)
-    back = SubgoalTable.load(path, grid)
-    np.testing.assert_array_equal(back.arrays["table"], packed.arrays["table"])
+    backs = []
+    for k, t in enumerate((square, triangle)):
+        t.save(tmp_path / f"{k}.npz")
+        backs.append(SubgoalTable.load(tmp_path / f"{k}.npz", grid))
+        np.testing.assert_array_equal(backs[-1].arrays["table"], t.arrays["table"])
     for p in scen.problems[::3]:
         want = full.find_path(p.start, p.goal)
-        for t in (packed, back, bare):
+        for t in (square, triangle, *backs, bare):
             r = t.find_path(p.start, p.goal)
             assert r.cost == pytest.approx(want.cost, abs=1e-9)
             check_path(grid, r, p.start, p.goal)
@@ -358,28 +365,51 @@ def test_a_corrupt_table_is_rejected(tmp_path, change, message):
 
 
 def _diagonal(t: np.ndarray) -> np.ndarray:
-    """Which entries of a packed lower triangle are pairs (i, i)."""
-    m = int((np.sqrt(8 * len(t) + 1) - 1) / 2)
-    rows, cols = np.tril_indices(m)
+    """Which entries of a packed table, square or triangle, are pairs (i, i)."""
+    if t.ndim == 2:
+        return np.eye(len(t), dtype=bool)
+    rows, cols = np.tril_indices(int((np.sqrt(8 * len(t) + 1) - 1) / 2))
     return rows == cols
 
 
-# A packed table: the lower triangle row by row, straight steps in the low 16 bits of each
-# entry, diagonal ones above.
+# Packed tables: straight steps in the low 16 bits of each entry, diagonal ones above; as
+# a square, or as the lower triangle row by row.
+@pytest.mark.parametrize("form", ["square", "triangle"])
 @pytest.mark.parametrize("change, message", [
     (lambda t: (t >> 1) & np.uint32(0x7FFF7FFF), "octile"),        # both counts halved
     (lambda t: np.where(_diagonal(t), np.uint32(1), t), "itself"),
     (lambda t: np.full_like(t, 0xFFFF), "not a distance"),         # 65,535 straight steps
-    (lambda t: t[:-1].copy(), "shape"),
-    (lambda t: np.zeros((len(t), 1), np.uint32), "shape"),
+    (lambda t: t[:-1, :-1].copy() if t.ndim == 2 else t[:-1].copy(), "shape"),
+    (lambda t: t.reshape(-1) if t.ndim == 2 else t[:, None].copy(), "shape"),
     (lambda t: t + np.uint32(100) * ~_diagonal(t), "triangle"),
 ])
-def test_a_corrupt_packed_table_is_rejected(tmp_path, change, message):
+def test_a_corrupt_packed_table_is_rejected(tmp_path, change, message, form):
     grid, _ = load("gen/rooms")
     m = SubgoalTable.build(grid).num_top_subgoals
-    table = SubgoalTable.build(grid, max_table_bytes=8 * m * m - 1)
-    assert table.arrays["table"].dtype == np.uint32
+    table = SubgoalTable.build(grid, max_table_bytes=8 * m * m - 1 if form == "square"
+                               else 4 * m * m - 1)
+    assert table.arrays["table"].ndim == (2 if form == "square" else 1)
     path = tmp_path / "bad.npz"
     _resave(table, path, table=change(table.arrays["table"]))
     with pytest.raises(IndexFormatError, match=message):
         SubgoalTable.load(path, grid)
+
+
+def test_an_asymmetric_packed_square_is_rejected(tmp_path):
+    grid, _ = load("gen/rooms")
+    m = SubgoalTable.build(grid).num_top_subgoals
+    table = SubgoalTable.build(grid, max_table_bytes=4 * m * m)
+    t = table.arrays["table"]
+    _resave(table, tmp_path / "bad.npz", table=t + np.triu(np.ones(t.shape, np.uint32), 1))
+    with pytest.raises(IndexFormatError, match="symmetric"):
+        SubgoalTable.load(tmp_path / "bad.npz", grid)
+
+
+def test_a_packed_table_beyond_the_cap_is_rejected(tmp_path):
+    grid, _ = load("gen/rooms")
+    m = SubgoalTable.build(grid).num_top_subgoals
+    table = SubgoalTable.build(grid, max_table_bytes=4 * m * m - 1)
+    SubgoalTable(grid, table.arrays, {"max_table_bytes": 2 * m * (m + 1) - 1},
+                 table.build_time).save(tmp_path / "over.npz")
+    with pytest.raises(IndexFormatError, match="larger than this wayfinding index allows"):
+        SubgoalTable.load(tmp_path / "over.npz", grid)

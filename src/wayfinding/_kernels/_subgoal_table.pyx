@@ -5,7 +5,9 @@
 ``build_table`` runs one Dijkstra over the top level from each top-level subgoal; the
 top level of a two-level subgoal graph keeps the grid distances between its subgoals, so
 the table holds those distances, as straight and diagonal step counts, one entry per pair
-(the caller keeps that triangle, or the full square of float64 lengths where it fits).
+(the caller keeps that triangle, or the square of step counts, or of float64 lengths,
+where it fits; the square reads faster: a row's entries near each other on the map are
+near each other in memory).
 ``TableQuery`` answers a query without a graph search:
 
 1. start == goal, different islands, or a free block-order octile path between them;
@@ -221,26 +223,38 @@ cdef inline double steps_length(uint32_t w) noexcept nogil:
     return octile_steps(w & STEPS_LIMIT, w >> STEPS_BITS)
 
 
-def table_lengths(const uint32_t[::1] table):
-    """The ``(m, m)`` float64 lengths of a packed lower triangle (as :func:`build_table`
-    gives; inf between islands; NaN where an entry holds 65,535 steps of one kind, which no
-    built table does)."""
-    cdef Py_ssize_t m = triangle_size(table.shape[0]), i, k
+def table_square(const uint32_t[::1] triangle):
+    """The ``(m, m)`` packed table of a packed lower triangle (as :func:`build_table` gives;
+    ``ValueError`` for a length that is no ``m (m + 1) / 2``)."""
+    cdef Py_ssize_t m = triangle_size(triangle.shape[0]), i, k
     if m < 0:
-        raise ValueError(f"{table.shape[0]} entries are not a triangle of m (m + 1) / 2")
-    out = np.empty((m, m), dtype=np.float64)
-    cdef double[:, ::1] d = out
-    cdef uint32_t w
+        raise ValueError(f"{triangle.shape[0]} entries are not a triangle of m (m + 1) / 2")
+    out = np.empty((m, m), dtype=np.uint32)
+    cdef uint32_t[:, ::1] d = out
     with nogil:
         for i in range(m):
             for k in range(i + 1):
-                w = table[pair_slot(i, k)]
+                d[i, k] = triangle[pair_slot(i, k)]
+                d[k, i] = d[i, k]
+    return out
+
+
+def table_lengths(const uint32_t[:, ::1] table):
+    """The float64 lengths of a packed ``(m, m)`` table's entries (inf between islands; NaN
+    where an entry holds 65,535 steps of one kind, which no built table does)."""
+    out = np.empty((table.shape[0], table.shape[1]), dtype=np.float64)
+    cdef double[:, ::1] d = out
+    cdef Py_ssize_t i, k
+    cdef uint32_t w
+    with nogil:
+        for i in range(table.shape[0]):
+            for k in range(table.shape[1]):
+                w = table[i, k]
                 if w != NO_PATH and ((w & STEPS_LIMIT) == STEPS_LIMIT
                                      or (w >> STEPS_BITS) == STEPS_LIMIT):
                     d[i, k] = NAN
                 else:
                     d[i, k] = steps_length(w)
-                d[k, i] = d[i, k]
     return out
 
 
@@ -276,7 +290,8 @@ cdef class TableQuery:
     cdef const double* costs
     cdef const int32_t* top_index
     cdef const double* lengths    # the table as float64 lengths, or
-    cdef const uint32_t* steps    # as a packed triangle (one of the two, or neither)
+    cdef const uint32_t* steps    # packed, as a square or a triangle (one, or neither)
+    cdef bint square
     cdef const int32_t* comp
     cdef int n
     cdef int m
@@ -324,7 +339,8 @@ cdef class TableQuery:
         self.g = make_ctx(moves, clear, sid, width)
         self.n = cells.shape[0]
         cdef const double[:, ::1] lengths
-        cdef const uint32_t[::1] steps
+        cdef const uint32_t[:, ::1] square
+        cdef const uint32_t[::1] triangle
         self.cells = &cells[0] if self.n > 0 else NULL
         self.xy = &xy[0, 0] if self.n > 0 else NULL
         self.level = &level[0] if self.n > 0 else NULL
@@ -335,19 +351,25 @@ cdef class TableQuery:
         self.top_index = &top_index[0] if self.n > 0 else NULL
         self.lengths = NULL
         self.steps = NULL
+        self.square = table.ndim == 2
         if table.dtype == np.float64:
             self.m = table.shape[0]
             if self.m > 0:
                 lengths = table
                 self.lengths = &lengths[0, 0]
+        elif self.square:
+            self.m = table.shape[0]
+            if self.m > 0:
+                square = table
+                self.steps = &square[0, 0]
         else:
             self.m = triangle_size(table.shape[0])
             if self.m < 0:
                 raise ValueError(f"{table.shape[0]} entries are not a triangle of "
                                  f"m (m + 1) / 2")
             if self.m > 0:
-                steps = table
-                self.steps = &steps[0]
+                triangle = table
+                self.steps = &triangle[0]
         self.comp = &components[0, 0]
         self.height = components.shape[0]
         self.top = top
@@ -446,6 +468,8 @@ cdef class TableQuery:
         """The table's distance between the top-level subgoals of rows a and b."""
         if self.lengths != NULL:
             return self.lengths[a * self.m + b]
+        if self.square:
+            return steps_length(self.steps[a * self.m + b])
         return steps_length(self.steps[pair_slot(a, b)])
 
     cdef inline void count_steps(self, int dx, int dy) noexcept nogil:

@@ -21,8 +21,8 @@ subgoals, runs A* with the octile heuristic over the graph and follows each edge
 grid.  Costs are optimal; uniform grids with the ``no_corner_cutting`` rule only.
 
 :class:`SubgoalTable` adds to the two-level graph the grid distances between its top-level
-subgoals (8 bytes an ordered pair, or, where those do not fit, 4 an unordered pair as step
-counts; capped at 50 MiB by default), so a query needs no graph search: the least sum over
+subgoals (8 bytes a pair, or, where those do not fit, 4 as step counts, or 4 each pair
+once; capped at 50 MiB by default), so a query needs no graph search: the least sum over
 the top-level subgoals joined to the start and to the goal.
 """
 
@@ -332,14 +332,15 @@ class SubgoalTable(GridIndex):
     with the ``no_corner_cutting`` rule only.
 
     ``arrays``: those of the two-level :class:`SubgoalGraph` plus ``table`` ``(m, m)``
-    float64, ``m`` the number of top-level subgoals in node order (inf between islands);
-    where ``m * m * 8`` bytes exceed ``max_table_bytes`` but the ``m * (m + 1) / 2``
-    pairs at 4 bytes do not, those pairs instead, uint32, the lower triangle row by row
-    (pair ``(i, k)``, ``k <= i``, at ``i * (i + 1) / 2 + k``): each distance as its
-    straight steps (low 16 bits) and diagonal steps (high 16 bits), exact, all bits set
-    between islands (:attr:`table` gives the lengths).  Above that, or where a distance
-    takes 65,535 steps of one kind or more, the table is left empty (``(0, 0)``,
-    :attr:`has_table` false) and queries run the two-level graph's A* instead.
+    float64, ``m`` the number of top-level subgoals in node order (inf between islands).
+    Where its ``8 m²`` bytes exceed ``max_table_bytes``, packed step counts instead
+    (uint32: each distance as its straight steps, low 16 bits, and diagonal steps, high
+    16 bits; exact; all bits set between islands): ``(m, m)`` where ``4 m²`` bytes fit,
+    else each pair once, ``(m (m + 1) / 2,)``, the lower triangle row by row (pair
+    ``(i, k)``, ``k <= i``, at ``i (i + 1) / 2 + k``; a little slower to read).
+    :attr:`table` gives the lengths.  Where none fits, or where a distance takes 65,535
+    steps of one kind or more, the table is left empty (``(0, 0)``, :attr:`has_table`
+    false) and queries run the two-level graph's A* instead.
 
     Queries may run on several threads at once: each thread gets its own scratch.
 
@@ -375,8 +376,8 @@ class SubgoalTable(GridIndex):
         """Build the two-level subgoal graph of ``grid`` and its distance table.
 
         ``max_table_bytes``: the table (8 bytes per ordered pair of top-level subgoals,
-        or, where that does not fit, 4 per unordered pair as step counts) is built only
-        when it fits; otherwise queries search the graph (:attr:`has_table` false).
+        or, where that does not fit, 4 as step counts, or 4 per unordered pair) is built
+        only when it fits; otherwise queries search the graph (:attr:`has_table` false).
         Raises :class:`InvalidGridError` for grids that are not uniform with the
         ``no_corner_cutting`` rule.
         """
@@ -401,25 +402,24 @@ class SubgoalTable(GridIndex):
         a = _check_graph(grid, arrays, 2)
         top = np.flatnonzero(a["level"] == int(a["top_level"][0]))
         raw = arrays.get("table")
-        m, cap = len(top), options["max_table_bytes"]
-        if isinstance(raw, np.ndarray) and raw.dtype == np.uint32:
+        m = len(top)
+        packed = isinstance(raw, np.ndarray) and raw.dtype == np.uint32
+        allowed: list[tuple[int, ...]]
+        # (Its size is held to max_table_bytes like every array's to its limit.)
+        if packed and getattr(raw, "ndim", 0) == 1:        # each pair once
             table = _saved.array(arrays, "table", np.uint32, (None,))
-            pairs = m * (m + 1) // 2
-            if 4 * pairs > cap or table.shape != (pairs,):
-                raise IndexFormatError(
-                    f"array 'table' of step counts has shape {table.shape}, not "
-                    f"({pairs},) pairs for {m} top-level subgoals within max_table_bytes "
-                    f"{cap}")
-            _check_table(_subgoal_table.table_lengths(table), a, top)
+            allowed = [(m * (m + 1) // 2,)]
         else:
-            table = _saved.array(arrays, "table", np.float64, (None, None))
-            m = m if 8 * m * m <= cap else 0
-            # (0, 0) also where the distances outgrow the packed entries (found when built)
-            if table.shape not in ((0, 0), (m, m)):
-                raise IndexFormatError(f"array 'table' has shape {table.shape}, not (0, 0) "
-                                       f"or ({m}, {m}) for {len(top)} top-level subgoals")
-            if table.size:
-                _check_table(table, a, top)
+            table = _saved.array(arrays, "table", np.uint32 if packed else np.float64,
+                                 (None, None))
+            # (0, 0) where the table did not fit or a distance outgrew the packed entries
+            allowed = [(m, m)] if packed else [(0, 0), (m, m)]
+        if table.shape not in allowed:
+            raise IndexFormatError(
+                f"array 'table' ({table.dtype}) has shape {table.shape}, not "
+                f"{' or '.join(map(str, allowed))} for {m} top-level subgoals")
+        if table.size:
+            _check_table(_lengths(table), a, top)
         return cls(grid, {**a, "table": table}, options, build_time)
 
     # ------------------------------------------------------------------ properties
@@ -433,8 +433,7 @@ class SubgoalTable(GridIndex):
         """``(m, m)`` float64 grid distances between the top-level subgoals (in the order
         of :attr:`top_subgoals`; inf between islands; from a packed table, a new array);
         ``(0, 0)`` when not built."""
-        t = self.arrays["table"]
-        return _subgoal_table.table_lengths(t) if t.dtype == np.uint32 else t
+        return _lengths(self.arrays["table"])
 
     @property
     def top_subgoals(self) -> np.ndarray:
@@ -551,9 +550,9 @@ class _GraphSearch:
 
 
 def _top_table(arrays: dict[str, np.ndarray], cap: int) -> np.ndarray:
-    """The distance table between the top-level subgoals: float64 lengths, or the packed
-    triangle of step counts where only that fits ``cap`` bytes; ``(0, 0)`` above, or where
-    a distance outgrows the packed entries."""
+    """The distance table between the top-level subgoals in the first form that fits
+    ``cap`` bytes: float64 lengths, the square of packed step counts, their triangle;
+    ``(0, 0)`` where none fits, or where a distance outgrows the packed entries."""
     top = np.flatnonzero(arrays["level"] == int(arrays["top_level"][0])).astype(np.int32)
     none = np.zeros((0, 0), dtype=np.float64)
     m = len(top)
@@ -566,7 +565,19 @@ def _top_table(arrays: dict[str, np.ndarray], cap: int) -> np.ndarray:
                                        np.ascontiguousarray(arrays["subgoals"], np.int32))
     if steps is None:
         return none
-    return _subgoal_table.table_lengths(steps) if 8 * m * m <= cap else steps
+    if 4 * m * m > cap:
+        return steps
+    square = _subgoal_table.table_square(steps)
+    return _subgoal_table.table_lengths(square) if 8 * m * m <= cap else square
+
+
+def _lengths(table: np.ndarray) -> np.ndarray:
+    """A table's ``(m, m)`` float64 lengths, whatever its form."""
+    if table.dtype != np.uint32:
+        return table
+    if table.ndim == 1:
+        table = _subgoal_table.table_square(table)
+    return _subgoal_table.table_lengths(table)
 
 
 def _check_table(table: np.ndarray, a: dict[str, np.ndarray], top: np.ndarray) -> None:
