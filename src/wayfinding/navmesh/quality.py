@@ -139,10 +139,11 @@ def mesh_quality(mesh: NavMesh, *, area: Any = None, min_angle: float = 10.0,
         total = float(free.area)
         # Snap-rounded overlays: floating-point ones can go wrong without a word where the
         # regions' edges run along the free space's (GEOS 3.14 once gave a difference with
-        # a spurious piece of 0.4% of the area for regions that lay wholly inside).  A grid
-        # of 2^-40 of the extent moves areas by far less than the shares report.
+        # a spurious piece of 0.4% of the area for regions that lay wholly inside).  The
+        # grid, a power of two near 2^-40 of the extent, moves areas by far less than the
+        # shares report, and points on coarser binary fractions not at all.
         x0, y0, x1, y1 = shapely.total_bounds([union, free])
-        grid = max(x1 - x0, y1 - y0) * 2.0 ** -40
+        grid = math.ldexp(1.0, math.frexp(max(x1 - x0, y1 - y0))[1] - 40)
         coverage = float(shapely.intersection(union, free, grid_size=grid).area) / total
         outside = float(shapely.difference(union, free, grid_size=grid).area) / total
         overlap = max(float(np.abs(mesh.polygon_areas()).sum()) - float(union.area),
