@@ -74,10 +74,12 @@ dist: $(VENV)/.extra-dist
 	$(PY) tools/dist.py --out dist
 
 # The oldest and newest supported Pythons, each through its own wheel and fresh venv, where the
-# interpreter is on PATH or under pyenv.
+# interpreter is on PATH or under pyenv (the first that runs: a pyenv shim on PATH fails for a
+# version that is installed but not selected).
 test-pythons: $(VENV)/.extra-dist
 	for v in 3.10 3.13; do \
-		py=$$(command -v python$$v || ls $${PYENV_ROOT:-$$HOME/.pyenv}/versions/$$v*/bin/python$$v 2>/dev/null | tail -1); \
+		py=$$(for c in $$(command -v python$$v) $$(ls $${PYENV_ROOT:-$$HOME/.pyenv}/versions/$$v*/bin/python$$v 2>/dev/null | tail -1); do \
+			if "$$c" -c "" 2>/dev/null; then echo "$$c"; break; fi; done); \
 		if [ -n "$$py" ]; then $(PY) tools/dist.py --python $$py --out dist/py$$v || exit 1; \
 		else echo "Python $$v not found (on PATH or under pyenv): not tested"; fi; \
 	done
