@@ -68,7 +68,10 @@ def test_the_mix_has_the_shares_and_the_library_answers(worlds: dict[str, Any],
 
 def test_the_mix_is_the_same_for_the_same_seed(worlds: dict[str, Any],
                                                queries: list[serve_load.Query]) -> None:
-    assert serve_load.make_queries(worlds, 40, ranges=RANGES) == queries
+    # (By their reprs: distance queries carry cost nan, and from Python 3.13 on dataclasses
+    # compare field by field, so such a query is not equal to itself.)
+    again = serve_load.make_queries(worlds, 40, ranges=RANGES)
+    assert list(map(repr, again)) == list(map(repr, queries))
     other = serve_load.make_queries(worlds, 40, ranges=RANGES, seed=serve_load.SEED + 1)
     assert [q.body for q in other] != [q.body for q in queries]
 

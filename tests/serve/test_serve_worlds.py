@@ -169,7 +169,7 @@ def test_navmesh_paths_equal_the_library(server: Any, loaded: dict[str, Any],
                 corners = mesh.vertices[mesh.polygons[polygon, :mesh.sizes[polygon]]].tolist()
                 assert a in corners and b in corners
             ahead = np.subtract(mesh.centroids()[q], mesh.centroids()[p])
-            assert np.cross(ahead, np.subtract(b, a)) > 0        # b on the walker's left
+            assert np.linalg.det([ahead, np.subtract(b, a)]) > 0     # b on the walker's left
     assert "corridor" not in server.post("/worlds/mesh/path", json={
         "start": points[0], "goal": points[1]}).json()
 

@@ -78,7 +78,7 @@ def test_hull_covers_the_grown_boxes_and_pockets_fill_the_gap() -> None:
     h = cart(heading=1.0).hull(0.3)
     area = [0.5 * abs(np.dot(p[:, 0], np.roll(p[:, 1], -1)) - np.dot(np.roll(p[:, 0], -1), p[:, 1]))
             for p in (h.hull, h.contour)]
-    tri = sum(0.5 * abs(np.cross(t[1] - t[0], t[2] - t[0])) for t in h.pockets)
+    tri = sum(0.5 * abs(np.linalg.det(np.stack([t[1] - t[0], t[2] - t[0]]))) for t in h.pockets)
     np.testing.assert_allclose(area[0], area[1] + tri)
     assert (h.lo == h.hull.min(axis=0)).all() and (h.hi == h.hull.max(axis=0)).all()
 
@@ -96,7 +96,7 @@ def test_blocked_segment_takes_the_side_turning_least(y: float, side: float) -> 
     assert wp.tolist() == [2.5, 1.5 * side]
     assert not enters(p, wp, h.hull)
     other = np.array([2.5, -1.5 * side])
-    angle = [abs(math.atan2(float(np.cross(goal - p, d)), float((goal - p) @ d)))
+    angle = [abs(math.atan2(float(np.linalg.det(np.stack([goal - p, d]))), float((goal - p) @ d)))
              for d in (wp - p, other - p)]
     assert angle[0] < angle[1]
 

@@ -109,8 +109,9 @@ def test_overlap_merge_carriage_and_horse() -> None:
         assert np.isclose(contour, point).all(axis=1).any()
     np.testing.assert_allclose(abs(signed_area(contour)), 8 + 1)
     hull, pockets = convexify(contour)
-    turns = np.cross(np.roll(hull, -1, axis=0) - hull, np.roll(hull, -2, axis=0)
-                     - np.roll(hull, -1, axis=0))
+    turns = np.linalg.det(np.stack([np.roll(hull, -1, axis=0) - hull,       # 2D cross products
+                                    np.roll(hull, -2, axis=0) - np.roll(hull, -1, axis=0)],
+                                   axis=1))
     assert (turns < 0).all()
     assert on_or_inside(np.concatenate([carriage, horse]), hull)
     assert same_polygon(hull, monotone_hull(contour))

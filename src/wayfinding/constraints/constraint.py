@@ -334,7 +334,7 @@ class ConstraintSet:
             bad = ~(np.isfinite(cost) & (cost >= 0))
             if bad.any():
                 i = int(np.flatnonzero(bad)[0])
-                raise InvalidQueryError(f"base[{i}] = {cost[i]!r} must be finite and >= 0")
+                raise InvalidQueryError(f"base[{i}] = {float(cost[i])!r} must be finite and >= 0")
         frac = np.array(SAMPLES)
         out = np.empty(len(pa))
         for lo in range(0, len(pa), _CHUNK_SEGMENTS):

@@ -134,7 +134,7 @@ class FormationFollower:
     @property
     def arrived(self) -> bool:
         """Whether the reference point has reached the end of the path."""
-        return self.travelled >= self._arc[-1]
+        return bool(self.travelled >= self._arc[-1])
 
     def slots(self) -> np.ndarray:
         """The slots now, ``(n, 2)`` world points, in slot order."""

@@ -16,7 +16,7 @@ is flagged :attr:`RunFailure.UNSTABLE`, one whose controller reports NaN or infi
 >>> run = simulate(SimulatedController(), MotionCommand(start_speed=2.0, goal_speed=0.0))
 >>> run.failure is None, len(run.trajectories)
 (True, 3)
->>> round(run.trajectories[0].speed[-1], 6), run.trajectories[0].distance > 0
+>>> round(float(run.trajectories[0].speed[-1]), 6), run.trajectories[0].distance > 0
 (0.0, True)
 """
 

@@ -356,7 +356,7 @@ class SpecificationRunner(SingleThread):
             if walk >= reach[-1]:                                     # the leg's goal
                 self._walked.extend(route[1:])
                 self._position = route[-1].copy()
-                used = reach[-1] / self.speed
+                used = float(reach[-1]) / self.speed
                 self._t += used
                 self._arrivals.append(self._t)
                 left = max(0.0, left - used)
