@@ -351,25 +351,19 @@ cdef class TableQuery:
         self.top_index = &top_index[0] if self.n > 0 else NULL
         self.lengths = NULL
         self.steps = NULL
-        self.square = table.ndim == 2
-        if table.dtype == np.float64:
-            self.m = table.shape[0]
-            if self.m > 0:
-                lengths = table
-                self.lengths = &lengths[0, 0]
-        elif self.square:
-            self.m = table.shape[0]
-            if self.m > 0:
-                square = table
-                self.steps = &square[0, 0]
-        else:
-            self.m = triangle_size(table.shape[0])
-            if self.m < 0:
-                raise ValueError(f"{table.shape[0]} entries are not a triangle of "
-                                 f"m (m + 1) / 2")
-            if self.m > 0:
-                triangle = table
-                self.steps = &triangle[0]
+        self.square = table.ndim == 2           # float64 tables are always square
+        self.m = table.shape[0] if self.square else triangle_size(table.shape[0])
+        if self.m < 0:
+            raise ValueError(f"{table.shape[0]} entries are not a triangle of m (m + 1) / 2")
+        if self.m > 0 and table.dtype == np.float64:
+            lengths = table
+            self.lengths = &lengths[0, 0]
+        elif self.m > 0 and self.square:
+            square = table
+            self.steps = &square[0, 0]
+        elif self.m > 0:
+            triangle = table
+            self.steps = &triangle[0]
         self.comp = &components[0, 0]
         self.height = components.shape[0]
         self.top = top
